@@ -1,0 +1,46 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { AppContext } from './context.js';
+import { apiAuthHook } from './http/auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { healthRoutes } from './http/routes/health.js';
+import { projectRoutes } from './http/routes/projects.js';
+
+/** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
+export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+export interface AppOptions {
+  logLevel?: string;
+}
+
+/** Builds the HTTP application without listening, so tests and the CLI share it. */
+export async function buildApp(context: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel ?? context.config.logLevel },
+    bodyLimit: MAX_BODY_BYTES,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    trustProxy: true,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  });
+  registerErrorHandling(app);
+  app.decorateRequest('apiKey', null);
+  app.decorateRequest('project', null);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Tally API', description: 'PostHog-compatible product analytics API', version: '1' },
+      components: { securitySchemes: { PersonalAPIKey: { type: 'http', scheme: 'bearer' } } },
+      security: [{ PersonalAPIKey: [] }],
+    },
+  });
+
+  await app.register(healthRoutes);
+  app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(async (api) => {
+    api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
+    await projectRoutes(api, context);
+  });
+
+  return app;
+}

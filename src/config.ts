@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { Cron } from 'croner';
+
+/** Every environment variable Tally reads, validated once at start-up. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  clickhouseUrl: string | null;
+  clickhouseDatabase: string;
+  projectToken: string | null;
+  personalApiKey: string | null;
+  deletionSchedule: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+const DEFAULT_DELETION_SCHEDULE = '0 5 * * 0';
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const portText = optional(env, 'PORT') ?? '8000';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${portText}"`);
+  }
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const clickhouseUrl = optional(env, 'CLICKHOUSE_URL');
+  if (clickhouseUrl && !/^https?:\/\//.test(clickhouseUrl)) {
+    throw new ConfigError('CLICKHOUSE_URL must be an http:// or https:// URL');
+  }
+  const deletionSchedule = optional(env, 'TALLY_DELETION_SCHEDULE') ?? DEFAULT_DELETION_SCHEDULE;
+  try {
+    new Cron(deletionSchedule, { paused: true, timezone: 'UTC' }).stop();
+  } catch (error) {
+    throw new ConfigError(`TALLY_DELETION_SCHEDULE is not a valid cron expression: ${(error as Error).message}`);
+  }
+  const projectToken = optional(env, 'TALLY_PROJECT_TOKEN');
+  if (projectToken && (projectToken.startsWith('phx_') || projectToken.length > 64)) {
+    throw new ConfigError('TALLY_PROJECT_TOKEN must be a project token (not a phx_ personal key) of at most 64 characters');
+  }
+  return {
+    port,
+    host: optional(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(optional(env, 'TALLY_DATA_DIR') ?? './data'),
+    databaseUrl,
+    clickhouseUrl,
+    clickhouseDatabase: optional(env, 'CLICKHOUSE_DATABASE') ?? 'default',
+    projectToken,
+    personalApiKey: optional(env, 'TALLY_PERSONAL_API_KEY'),
+    deletionSchedule,
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+  };
+}
+
+/** True when at least one store lives in the data directory, so the directory needs the lock. */
+export function usesEmbeddedStorage(config: Config): boolean {
+  return config.databaseUrl === null || config.clickhouseUrl === null;
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { describeBootstrap } from './bootstrap.js';
+import { openStores, type OpenStores } from './stores.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the stores, builds the app and listens; the process entry for `tally serve`. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const stores: OpenStores = await openStores(config);
+  if (stores.bootstrap) console.log(describeBootstrap(stores.bootstrap));
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(stores.context);
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  console.log(`Tally is listening on ${url}`);
+  return {
+    app,
+    url,
+    async stop() {
+      await app.close();
+      await stores.close();
+    },
+  };
+}

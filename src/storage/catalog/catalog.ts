@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { CatalogSchema } from './schema.js';
+import type { CatalogDialect } from './dialect.js';
+import { catalogMigrations } from './migrations/index.js';
+
+export type CatalogDb = Kysely<CatalogSchema>;
+
+/** The row store: SQLite under the data directory, or PostgreSQL when DATABASE_URL is set. */
+export interface Catalog {
+  readonly db: CatalogDb;
+  readonly dialect: CatalogDialect;
+  close(): Promise<void>;
+}
+
+export interface CatalogOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+}
+
+export const SQLITE_FILE = 'catalog.sqlite';
+
+function openSqlite(dataDir: string): Catalog {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const database = new Database(path.join(dataDir, SQLITE_FILE));
+  database.pragma('journal_mode = WAL');
+  // FULL syncs the WAL on every commit: an acknowledged write survives power loss, not just a crash.
+  database.pragma('synchronous = FULL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(databaseUrl: string): Catalog {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const db = new Kysely<CatalogSchema>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** Opens the catalog and brings its schema to the latest version. */
+export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
+  const catalog = options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
+  try {
+    const migrator = new Migrator({ db: catalog.db, provider: catalogMigrations(catalog.dialect) });
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error;
+  } catch (error) {
+    await catalog.close();
+    throw error;
+  }
+  return catalog;
+}

@@ -1,0 +1,1 @@
+export type CatalogDialect = 'sqlite' | 'postgres';

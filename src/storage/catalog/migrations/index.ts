@@ -1,0 +1,25 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { CatalogDialect } from '../dialect.js';
+import { accountsMigration } from './001-accounts.js';
+
+/** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
+export interface CatalogMigration {
+  up(db: Kysely<unknown>, dialect: CatalogDialect): Promise<void>;
+}
+
+const migrations: Record<string, CatalogMigration> = {
+  '001-accounts': accountsMigration,
+};
+
+export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return Object.fromEntries(
+        Object.entries(migrations).map(([name, migration]) => [
+          name,
+          { up: (db: Kysely<any>) => migration.up(db, dialect) },
+        ]),
+      );
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import { Session } from 'chdb';
+import type { QueryParams, Warehouse } from './warehouse.js';
+
+/** ClickHouse in-process through chDB, persisted under the data directory. */
+export class ChdbWarehouse implements Warehouse {
+  readonly kind = 'chdb' as const;
+  private readonly session: Session;
+
+  constructor(directory: string) {
+    fs.mkdirSync(directory, { recursive: true });
+    this.session = new Session(directory);
+  }
+
+  async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    const result = await this.session.queryBindAsync(sql, params, { format: 'JSONEachRow' });
+    const text = result.text();
+    if (text.length === 0) return [];
+    return text
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as T);
+  }
+
+  async command(sql: string, params: QueryParams = {}): Promise<void> {
+    await this.session.queryBindAsync(sql, params, { format: 'TabSeparated' });
+  }
+
+  async insert(table: string, rows: readonly object[]): Promise<void> {
+    if (rows.length === 0) return;
+    const payload = Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'));
+    await this.session.insert({ table, values: payload, format: 'JSONEachRow' });
+  }
+
+  async close(): Promise<void> {
+    this.session.close();
+  }
+}

@@ -1,0 +1,61 @@
+import { toClickhouseDateTime } from './datetime.js';
+import type { Warehouse } from './warehouse.js';
+
+/**
+ * Versioned warehouse DDL, applied in order at start-up. Each step is idempotent
+ * (IF NOT EXISTS) so a crash between a step and its bookkeeping row is harmless.
+ */
+interface WarehouseMigration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+const MIGRATIONS: WarehouseMigration[] = [
+  {
+    version: 1,
+    name: 'events',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS events (
+        uuid UUID,
+        team_id Int64,
+        event String,
+        distinct_id String,
+        properties String,
+        timestamp DateTime64(6, 'UTC'),
+        created_at DateTime64(6, 'UTC'),
+        elements_chain String,
+        person_id UUID,
+        person_properties String,
+        person_created_at DateTime64(3, 'UTC'),
+        person_mode LowCardinality(String),
+        \`$group_0\` String,
+        \`$group_1\` String,
+        \`$group_2\` String,
+        \`$group_3\` String,
+        \`$group_4\` String,
+        \`$session_id\` String,
+        INDEX uuid_bloom uuid TYPE bloom_filter GRANULARITY 1
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(timestamp)
+      ORDER BY (team_id, toDate(timestamp), event, cityHash64(distinct_id), cityHash64(uuid))
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+    ],
+  },
+];
+
+export async function migrateWarehouse(warehouse: Warehouse): Promise<void> {
+  await warehouse.command(
+    `CREATE TABLE IF NOT EXISTS tally_migrations (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
+     ENGINE = MergeTree ORDER BY version`,
+  );
+  const applied = await warehouse.query<{ version: number }>('SELECT version FROM tally_migrations');
+  const done = new Set(applied.map((row) => Number(row.version)));
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    for (const statement of migration.statements) await warehouse.command(statement);
+    await warehouse.insert('tally_migrations', [
+      { version: migration.version, name: migration.name, applied_at: toClickhouseDateTime(new Date()) },
+    ]);
+  }
+}

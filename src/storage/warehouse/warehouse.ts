@@ -1,0 +1,16 @@
+/**
+ * The analytics store, spoken to in ClickHouse SQL. Every value reaches SQL as a bound
+ * `{name:Type}` parameter; `params` holds their values.
+ */
+export type QueryParams = Record<string, unknown>;
+
+export interface Warehouse {
+  readonly kind: 'chdb' | 'clickhouse';
+  /** Runs a SELECT and returns its rows (64-bit integers come back as strings). */
+  query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /** Runs a statement that returns no rows (DDL, DELETE, INSERT … SELECT). */
+  command(sql: string, params?: QueryParams): Promise<void>;
+  /** Inserts rows as JSONEachRow; resolves once the rows are durable. */
+  insert(table: string, rows: readonly object[]): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,45 @@
+import type { Config } from './config.js';
+import { usesEmbeddedStorage } from './config.js';
+import { bootstrapIfEmpty, type BootstrapResult } from './bootstrap.js';
+import { createContext, type AppContext } from './context.js';
+import { openCatalog } from './storage/catalog/catalog.js';
+import { DataDirLock } from './storage/data-dir-lock.js';
+import { openWarehouse } from './storage/warehouse/open.js';
+
+export interface OpenStores {
+  context: AppContext;
+  bootstrap: BootstrapResult | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Takes the data-directory lock (when a store is embedded), opens and migrates both stores,
+ * and bootstraps an empty catalog. Everything that touches data goes through here.
+ */
+export async function openStores(config: Config): Promise<OpenStores> {
+  const lock = usesEmbeddedStorage(config) ? DataDirLock.acquire(config.dataDir) : null;
+  try {
+    const catalog = await openCatalog(config);
+    let warehouse;
+    try {
+      warehouse = await openWarehouse(config);
+    } catch (error) {
+      await catalog.close();
+      throw error;
+    }
+    const context = createContext(config, catalog, warehouse);
+    const bootstrap = await bootstrapIfEmpty(context);
+    return {
+      context,
+      bootstrap,
+      async close() {
+        await warehouse.close();
+        await catalog.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}

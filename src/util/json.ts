@@ -1,0 +1,5 @@
+/** Parses a JSON column; the catalog only ever stores JSON it wrote itself. */
+export function parseJsonColumn<T>(text: string | null, fallback: T): T {
+  if (text === null || text === '') return fallback;
+  return JSON.parse(text) as T;
+}

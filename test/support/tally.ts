@@ -1,0 +1,168 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const CLI = path.join(ROOT, 'dist/src/cli.js');
+
+export function tempDataDir(prefix = 'tally-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string | Uint8Array;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** A real `tally serve` child process on a temporary data directory and a free port. */
+export class TallyServer {
+  url = '';
+  projectToken = '';
+  personalApiKey = '';
+  stdout = '';
+  private child: ChildProcess | null = null;
+  private exited: Promise<number | null> = Promise.resolve(null);
+
+  constructor(
+    readonly dataDir: string = tempDataDir(),
+    readonly env: Record<string, string> = {},
+  ) {}
+
+  static async start(env: Record<string, string> = {}, dataDir?: string): Promise<TallyServer> {
+    const server = new TallyServer(dataDir ?? tempDataDir(), env);
+    await server.start();
+    return server;
+  }
+
+  async start(): Promise<void> {
+    this.stdout = '';
+    const child = spawn(process.execPath, [CLI, 'serve'], {
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TALLY_DATA_DIR: this.dataDir, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    this.url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not start:\n${this.stdout}\n${stderr}`)), 60_000);
+      child.stdout!.on('data', (chunk) => {
+        this.stdout += chunk;
+        const match = /Tally is listening on (http:\/\/\S+)/.exec(this.stdout);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+      void this.exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code}:\n${this.stdout}\n${stderr}`));
+      });
+    });
+    this.projectToken = /Project token:\s+(\S+)/.exec(this.stdout)?.[1] ?? this.projectToken;
+    this.personalApiKey = /Personal API key:\s+(\S+)/.exec(this.stdout)?.[1] ?? this.personalApiKey;
+  }
+
+  /** Graceful stop (SIGTERM), waiting for the process to exit. */
+  async stop(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null) return;
+    this.child.kill('SIGTERM');
+    await this.exited;
+  }
+
+  /** Hard crash, as `kill -9` would. */
+  async kill(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  async request<T = any>(method: string, pathname: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? this.personalApiKey : options.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | Uint8Array | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(this.url + pathname, { method, headers, body: body as RequestInit['body'] });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(pathname: string, options?: RequestOptions) {
+    return this.request<T>('GET', pathname, options);
+  }
+  post<T = any>(pathname: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', pathname, { ...options, body });
+  }
+  patch<T = any>(pathname: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PATCH', pathname, { ...options, body });
+  }
+  delete<T = any>(pathname: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', pathname, options);
+  }
+
+  cli(args: string[], env: Record<string, string> = {}) {
+    return runCli(args, { TALLY_DATA_DIR: this.dataDir, ...this.env, ...env });
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  lastLine: string;
+}
+
+export function runCli(args: string[], env: Record<string, string>): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const lines = result.stdout.trim().split('\n');
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, lastLine: lines[lines.length - 1] ?? '' };
+}
+
+export const ERRORS = {
+  notAuthenticated: {
+    type: 'authentication_error',
+    code: 'not_authenticated',
+    detail: 'Authentication credentials were not provided.',
+    attr: null,
+  },
+  notFound: { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null },
+  missingScope: (scope: string) => ({
+    type: 'authentication_error',
+    code: 'permission_denied',
+    detail: `API key missing required scope '${scope}'`,
+    attr: null,
+  }),
+  permissionDenied: (detail: string) => ({ type: 'authentication_error', code: 'permission_denied', detail, attr: null }),
+};
