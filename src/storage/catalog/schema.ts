@@ -47,9 +47,94 @@ export interface PersonalApiKeyTable {
   last_used_at: string | null;
 }
 
+export interface PersonTable {
+  id: Generated<number>;
+  uuid: string;
+  team_id: number;
+  properties: string;
+  is_identified: number;
+  created_at: string;
+  last_seen_at: string | null;
+  version: number;
+}
+
+export interface PersonDistinctIdTable {
+  id: Generated<number>;
+  team_id: number;
+  distinct_id: string;
+  person_id: number;
+}
+
+export interface GroupTypeMappingTable {
+  team_id: number;
+  group_type: string;
+  group_type_index: number;
+}
+
+export interface GroupTable {
+  team_id: number;
+  group_type_index: number;
+  group_key: string;
+  properties: string;
+  created_at: string;
+  version: number;
+}
+
+export interface EventDefinitionTable {
+  id: string;
+  team_id: number;
+  name: string;
+  created_at: string | null;
+  last_seen_at: string | null;
+  updated_at: string | null;
+  description: string | null;
+  tags: string;
+  verified: number;
+  verified_at: string | null;
+  verified_by_id: number | null;
+  hidden: number;
+  owner_id: number | null;
+}
+
+export interface PropertyDefinitionTable {
+  id: string;
+  team_id: number;
+  name: string;
+  /** 1 event, 2 person, 3 group, 4 session */
+  type: number;
+  /** -1 unless a group property */
+  group_type_index: number;
+  property_type: string | null;
+  is_numerical: number;
+  tags: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface EventPropertyTable {
+  team_id: number;
+  event: string;
+  property: string;
+}
+
+export interface WarehouseOutboxTable {
+  id: Generated<number>;
+  target: string;
+  row: string;
+}
+
 export interface CatalogSchema {
   organizations: OrganizationTable;
   users: UserTable;
   projects: ProjectTable;
   personal_api_keys: PersonalApiKeyTable;
+  persons: PersonTable;
+  person_distinct_ids: PersonDistinctIdTable;
+  group_type_mappings: GroupTypeMappingTable;
+  groups: GroupTable;
+  event_definitions: EventDefinitionTable;
+  property_definitions: PropertyDefinitionTable;
+  event_properties: EventPropertyTable;
+  warehouse_outbox: WarehouseOutboxTable;
 }

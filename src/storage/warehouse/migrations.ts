@@ -42,6 +42,45 @@ const MIGRATIONS: WarehouseMigration[] = [
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
     ],
   },
+  {
+    version: 2,
+    name: 'replicas',
+    // Replicas of catalog rows, written through the outbox. `version` is the outbox id, so the
+    // latest write wins under ReplacingMergeTree; deletes are rows with is_deleted = 1.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS persons (
+        id UUID,
+        team_id Int64,
+        person_id Int64,
+        properties String,
+        is_identified UInt8,
+        created_at DateTime64(6, 'UTC'),
+        version UInt64,
+        is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+      `CREATE TABLE IF NOT EXISTS person_distinct_ids (
+        team_id Int64,
+        distinct_id String,
+        person_id UUID,
+        version UInt64,
+        is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, distinct_id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+      `CREATE TABLE IF NOT EXISTS groups (
+        team_id Int64,
+        group_type_index UInt8,
+        group_key String,
+        group_properties String,
+        created_at DateTime64(6, 'UTC'),
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, group_type_index, group_key)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+    ],
+  },
 ];
 
 export async function migrateWarehouse(warehouse: Warehouse): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { CatalogDialect } from '../dialect.js';
 import { accountsMigration } from './001-accounts.js';
+import { ingestionMigration } from './002-ingestion.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -9,6 +10,7 @@ export interface CatalogMigration {
 
 const migrations: Record<string, CatalogMigration> = {
   '001-accounts': accountsMigration,
+  '002-ingestion': ingestionMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
