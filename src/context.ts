@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { AccountRepository } from './accounts/account-repository.js';
+import { DefinitionRecorder } from './definitions/definition-recorder.js';
 import { KeyRepository } from './keys/key-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { ProjectRepository } from './projects/project-repository.js';
@@ -16,6 +17,8 @@ export interface AppContext {
   keys: KeyService;
   projects: ProjectService;
   projectRepository: ProjectRepository;
+  /** Records event and property definitions for ingested events. */
+  definitions: DefinitionRecorder;
 }
 
 export function createContext(config: Config, catalog: Catalog, warehouse: Warehouse): AppContext {
@@ -29,5 +32,6 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
     keys: new KeyService(new KeyRepository(catalog.db)),
     projects: new ProjectService(projectRepository),
     projectRepository,
+    definitions: new DefinitionRecorder(catalog.db),
   };
 }

@@ -1,0 +1,266 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { CatalogDb } from '../storage/catalog/catalog.js';
+import { detectPropertyType, type PropertyType } from './property-type.js';
+import { NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
+import { RecentWrites } from './recent-writes.js';
+
+/** An ingested event as the recorder needs it. */
+export interface RecordableEvent {
+  event: string;
+  /** The event's stored properties, `$set` / `$set_once` / `$group_set` objects included. */
+  properties: Record<string, unknown>;
+  /** For `$groupidentify`: the resolved index of `properties.$group_type`. */
+  groupTypeIndex?: number;
+}
+
+/** Events PostHog generates about itself; they define nothing. */
+const UNRECORDED_EVENTS = new Set(['$$plugin_metrics']);
+
+/** Keys with a special meaning to ingestion, not event properties of their own. */
+const NON_EVENT_PROPERTIES = new Set(['$set', '$set_once', '$unset', '$group_0', '$group_1', '$group_2', '$group_3', '$group_4', '$groups']);
+
+/** Feature-flag keys ride on nearly every event; linking them to each event adds rows and no meaning. */
+const UNLINKED_PROPERTY_PREFIXES = ['$feature/', '$feature_enrollment/'];
+
+/** PostHog's column limit (400 characters) halved, measured in bytes, as its writer does. */
+const MAX_NAME_BYTES = 200;
+
+/** An event definition's last_seen_at is rewritten at most once per (project, name) per hour. */
+const LAST_SEEN_PERIOD_MS = 3_600_000;
+
+const ROWS_PER_STATEMENT = 500;
+const REMEMBERED_WRITES = 200_000;
+
+function fitsColumn(name: string): boolean {
+  // A UTF-16 code unit never takes more than 3 UTF-8 bytes, so short names need no encoding.
+  return name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES;
+}
+
+/** PostgreSQL text cannot hold NUL; PostHog stores U+FFFD in its place. */
+function sanitize(name: string): string {
+  return name.includes('\u0000') ? name.replaceAll('\u0000', '\uFFFD') : name;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+interface PendingProperty {
+  key: string;
+  name: string;
+  kind: PropertyDefinitionKind;
+  groupTypeIndex: number;
+  propertyType: PropertyType | null;
+}
+
+interface PendingLink {
+  key: string;
+  event: string;
+  property: string;
+}
+
+/** What one `record` call has to write, after everything already known was skipped. */
+class PendingWrites {
+  readonly events = new Map<string, string>();
+  readonly properties = new Map<string, PendingProperty>();
+  readonly links = new Map<string, PendingLink>();
+
+  get empty(): boolean {
+    return this.events.size === 0 && this.properties.size === 0 && this.links.size === 0;
+  }
+}
+
+/**
+ * Upserts event definitions, property definitions and event–property links for ingested events
+ * (PostHog's property-defs writer). Everything written recently is remembered, so a steady stream
+ * of known events costs map lookups and no catalog writes; the rest of a call is written in a
+ * few multi-row statements inside one transaction.
+ */
+export class DefinitionRecorder {
+  private readonly eventsSeenInPeriod = new RecentWrites<number>(REMEMBERED_WRITES);
+  /** true once stored with a type (final: the first type sticks), false while stored untyped. */
+  private readonly propertiesStoredTyped = new RecentWrites<boolean>(REMEMBERED_WRITES);
+  private readonly linksStored = new RecentWrites<true>(REMEMBERED_WRITES);
+
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async record(teamId: number, events: RecordableEvent[]): Promise<void> {
+    const nowMs = this.now();
+    const period = Math.floor(nowMs / LAST_SEEN_PERIOD_MS);
+    const pending = new PendingWrites();
+    for (const event of events) this.collect(teamId, event, period, nowMs, pending);
+    if (pending.empty) return;
+
+    await this.write(teamId, pending, new Date(nowMs).toISOString());
+
+    for (const key of pending.events.keys()) this.eventsSeenInPeriod.set(key, period);
+    for (const property of pending.properties.values()) {
+      this.propertiesStoredTyped.set(property.key, property.propertyType !== null);
+    }
+    for (const key of pending.links.keys()) this.linksStored.set(key, true);
+  }
+
+  /** After an event definition is deleted, its next sighting must create it again. */
+  forgetEvent(teamId: number, name: string): void {
+    this.eventsSeenInPeriod.delete(eventKey(teamId, name));
+  }
+
+  private collect(teamId: number, event: RecordableEvent, period: number, nowMs: number, pending: PendingWrites): void {
+    if (UNRECORDED_EVENTS.has(event.event) || !fitsColumn(event.event)) return;
+    const name = sanitize(event.event);
+    const key = eventKey(teamId, name);
+    if (this.eventsSeenInPeriod.get(key) !== period) pending.events.set(key, name);
+
+    const properties = event.properties;
+    if (event.event === '$groupidentify') {
+      const groupSet = properties.$group_set;
+      if (event.groupTypeIndex !== undefined && isPlainObject(groupSet)) {
+        this.collectProperties(teamId, groupSet, PropertyDefinitionKind.Group, event.groupTypeIndex, nowMs, pending);
+      }
+      return;
+    }
+
+    for (const [property, value] of Object.entries(properties)) {
+      if (NON_EVENT_PROPERTIES.has(property) || !fitsColumn(property)) continue;
+      const propertyName = sanitize(property);
+      this.collectProperty(teamId, propertyName, value, PropertyDefinitionKind.Event, NO_GROUP_TYPE, nowMs, pending);
+      if (UNLINKED_PROPERTY_PREFIXES.some((prefix) => property.startsWith(prefix))) continue;
+      const linkKey = `${teamId}\u0000${name}\u0000${propertyName}`;
+      if (!this.linksStored.get(linkKey)) pending.links.set(linkKey, { key: linkKey, event: name, property: propertyName });
+    }
+    for (const personProperties of [properties.$set, properties.$set_once]) {
+      if (isPlainObject(personProperties)) {
+        this.collectProperties(teamId, personProperties, PropertyDefinitionKind.Person, NO_GROUP_TYPE, nowMs, pending);
+      }
+    }
+  }
+
+  private collectProperties(
+    teamId: number,
+    properties: Record<string, unknown>,
+    kind: PropertyDefinitionKind,
+    groupTypeIndex: number,
+    nowMs: number,
+    pending: PendingWrites,
+  ): void {
+    for (const [property, value] of Object.entries(properties)) {
+      if (fitsColumn(property)) this.collectProperty(teamId, sanitize(property), value, kind, groupTypeIndex, nowMs, pending);
+    }
+  }
+
+  private collectProperty(
+    teamId: number,
+    name: string,
+    value: unknown,
+    kind: PropertyDefinitionKind,
+    groupTypeIndex: number,
+    nowMs: number,
+    pending: PendingWrites,
+  ): void {
+    const key = `${teamId}\u0000${kind}\u0000${groupTypeIndex}\u0000${name}`;
+    const storedTyped = this.propertiesStoredTyped.get(key);
+    if (storedTyped === true) return;
+    const already = pending.properties.get(key);
+    if (already?.propertyType) return;
+    const propertyType = detectPropertyType(name, value, nowMs);
+    // An untyped row is worth writing once, and again only when a value finally gives it a type.
+    if (propertyType === null && (storedTyped === false || already)) return;
+    pending.properties.set(key, { key, name, kind, groupTypeIndex, propertyType });
+  }
+
+  private async write(teamId: number, pending: PendingWrites, nowIso: string): Promise<void> {
+    // Sorted rows take row locks in one global order, so concurrent PostgreSQL writers cannot deadlock.
+    const eventNames = [...pending.events.values()].sort();
+    const properties = [...pending.properties.values()].sort((a, b) => compare(a.key, b.key));
+    const links = [...pending.links.values()].sort((a, b) => compare(a.key, b.key));
+
+    await this.db.transaction().execute(async (trx) => {
+      for (const chunk of chunks(eventNames)) {
+        await trx
+          .insertInto('event_definitions')
+          .values(
+            chunk.map((name) => ({
+              id: uuidv7(),
+              team_id: teamId,
+              name,
+              created_at: nowIso,
+              last_seen_at: nowIso,
+              tags: '[]',
+              verified: 0,
+              hidden: 0,
+            })),
+          )
+          .onConflict((conflict) =>
+            conflict
+              .columns(['team_id', 'name'])
+              .doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') })
+              .where((eb) =>
+                eb.or([
+                  eb('event_definitions.last_seen_at', 'is', null),
+                  eb('event_definitions.last_seen_at', '<', eb.ref('excluded.last_seen_at')),
+                ]),
+              ),
+          )
+          .execute();
+      }
+
+      for (const chunk of chunks(properties)) {
+        await trx
+          .insertInto('property_definitions')
+          .values(
+            chunk.map((property) => ({
+              id: uuidv7(),
+              team_id: teamId,
+              name: property.name,
+              type: property.kind,
+              group_type_index: property.groupTypeIndex,
+              property_type: property.propertyType,
+              is_numerical: property.propertyType === 'Numeric' ? 1 : 0,
+              tags: '[]',
+              created_at: nowIso,
+            })),
+          )
+          .onConflict((conflict) =>
+            conflict
+              .columns(['team_id', 'type', 'group_type_index', 'name'])
+              .doUpdateSet({
+                property_type: (eb) => eb.ref('excluded.property_type'),
+                is_numerical: (eb) => eb.ref('excluded.is_numerical'),
+              })
+              .where((eb) =>
+                eb.and([
+                  eb('property_definitions.property_type', 'is', null),
+                  eb('excluded.property_type', 'is not', null),
+                ]),
+              ),
+          )
+          .execute();
+      }
+
+      for (const chunk of chunks(links)) {
+        await trx
+          .insertInto('event_properties')
+          .values(chunk.map((link) => ({ team_id: teamId, event: link.event, property: link.property })))
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+      }
+    });
+  }
+}
+
+function eventKey(teamId: number, name: string): string {
+  return `${teamId}\u0000${name}`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function* chunks<T>(rows: T[]): Generator<T[]> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    yield rows.slice(start, start + ROWS_PER_STATEMENT);
+  }
+}
