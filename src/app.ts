@@ -3,8 +3,10 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { apiAuthHook } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectRoutes } from './http/routes/projects.js';
+import { propertyDefinitionRoutes } from './http/routes/property-definitions.js';
 
 /** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -40,6 +42,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   await app.register(async (api) => {
     api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
     await projectRoutes(api, context);
+    await eventDefinitionRoutes(api, context);
+    await propertyDefinitionRoutes(api, context);
   });
 
   return app;

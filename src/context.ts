@@ -1,6 +1,11 @@
 import type { Config } from './config.js';
 import { AccountRepository } from './accounts/account-repository.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
+import { EventDefinitionRepository } from './definitions/event-definition-repository.js';
+import { EventDefinitionService } from './definitions/event-definition-service.js';
+import { EventVolumes } from './definitions/event-volumes.js';
+import { PropertyDefinitionRepository } from './definitions/property-definition-repository.js';
+import { PropertyDefinitionService } from './definitions/property-definition-service.js';
 import { KeyRepository } from './keys/key-repository.js';
 import { KeyService } from './keys/key-service.js';
 import { ProjectRepository } from './projects/project-repository.js';
@@ -19,11 +24,14 @@ export interface AppContext {
   projectRepository: ProjectRepository;
   /** Records event and property definitions for ingested events. */
   definitions: DefinitionRecorder;
+  eventDefinitions: EventDefinitionService;
+  propertyDefinitions: PropertyDefinitionService;
 }
 
 export function createContext(config: Config, catalog: Catalog, warehouse: Warehouse): AppContext {
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
+  const definitions = new DefinitionRecorder(catalog.db);
   return {
     config,
     catalog,
@@ -32,6 +40,12 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
     keys: new KeyService(new KeyRepository(catalog.db)),
     projects: new ProjectService(projectRepository),
     projectRepository,
-    definitions: new DefinitionRecorder(catalog.db),
+    definitions,
+    eventDefinitions: new EventDefinitionService(
+      new EventDefinitionRepository(catalog.db, catalog.dialect),
+      new EventVolumes(warehouse),
+      definitions,
+    ),
+    propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
   };
 }

@@ -1,0 +1,42 @@
+import type { EventDefinitionFilter, EventDefinitionOrder, EventDefinitionOrderField, EventType } from './event-definition.js';
+import { commaListParam, invalidChoice, jsonNameListParam, searchTerms, stringParam, type RawQuery } from './query-params.js';
+
+/** `all` and `action_event` are older spellings of `event` that PostHog still accepts. */
+const EVENT_TYPES = new Map<string, EventType>([
+  ['event', 'event'],
+  ['all', 'event'],
+  ['action_event', 'event'],
+  ['event_custom', 'event_custom'],
+  ['event_posthog', 'event_posthog'],
+]);
+
+const ORDER_FIELDS = new Map<string, { field: EventDefinitionOrderField; byDay: boolean }>([
+  ['name', { field: 'name', byDay: false }],
+  ['last_seen_at', { field: 'last_seen_at', byDay: false }],
+  ['last_seen_at::date', { field: 'last_seen_at', byDay: true }],
+  ['created_at', { field: 'created_at', byDay: false }],
+  ['created_at::date', { field: 'created_at', byDay: true }],
+]);
+
+/** `ordering` keys, repeated or comma-separated, `-` for descending; unknown keys are ignored. */
+function readOrdering(query: RawQuery): EventDefinitionOrder[] {
+  return commaListParam(query, 'ordering').flatMap((key) => {
+    const descending = key.startsWith('-');
+    const known = ORDER_FIELDS.get(descending ? key.slice(1) : key);
+    return known ? [{ ...known, descending }] : [];
+  });
+}
+
+/** Reads the list filters of `GET event_definitions`; bad values are 400s naming the parameter. */
+export function readEventDefinitionFilter(query: RawQuery): EventDefinitionFilter {
+  const eventTypeParam = stringParam(query, 'event_type') ?? 'event';
+  const eventType = EVENT_TYPES.get(eventTypeParam);
+  if (!eventType) throw invalidChoice('event_type', eventTypeParam);
+  return {
+    searchTerms: searchTerms(query),
+    eventType,
+    ordering: readOrdering(query),
+    excludedNames: jsonNameListParam(query, 'excluded_properties'),
+    names: commaListParam(query, 'names'),
+  };
+}
