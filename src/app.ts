@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { apiAuthHook } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { captureRoutes } from './http/routes/capture.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectRoutes } from './http/routes/projects.js';
@@ -37,6 +38,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   });
 
   await app.register(healthRoutes);
+  await app.register(async (ingestion) => captureRoutes(ingestion, context.capture));
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (api) => {

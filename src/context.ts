@@ -1,4 +1,8 @@
 import type { Config } from './config.js';
+import { CaptureService } from './capture/capture-service.js';
+import { EventWriter } from './capture/event-writer.js';
+import { GroupTypeRegistry } from './capture/group-types.js';
+import { OutboxRelay } from './storage/warehouse/outbox.js';
 import { AccountRepository } from './accounts/account-repository.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
 import { EventDefinitionRepository } from './definitions/event-definition-repository.js';
@@ -26,12 +30,19 @@ export interface AppContext {
   definitions: DefinitionRecorder;
   eventDefinitions: EventDefinitionService;
   propertyDefinitions: PropertyDefinitionService;
+  groupTypes: GroupTypeRegistry;
+  /** Keeps the warehouse replicas of catalog rows in step. */
+  relay: OutboxRelay;
+  capture: CaptureService;
 }
 
 export function createContext(config: Config, catalog: Catalog, warehouse: Warehouse): AppContext {
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
   const definitions = new DefinitionRecorder(catalog.db);
+  const groupTypes = new GroupTypeRegistry(catalog.db);
+  const relay = new OutboxRelay(catalog.db, warehouse);
+  const capture = new CaptureService(catalog, projectRepository, groupTypes, relay, new EventWriter(warehouse), definitions);
   return {
     config,
     catalog,
@@ -47,5 +58,8 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
       definitions,
     ),
     propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
+    groupTypes,
+    relay,
+    capture,
   };
 }

@@ -28,6 +28,8 @@ export async function openStores(config: Config): Promise<OpenStores> {
       throw error;
     }
     const context = createContext(config, catalog, warehouse);
+    // Replicate whatever a crash left between a catalog commit and its warehouse copy.
+    await context.relay.flush();
     const bootstrap = await bootstrapIfEmpty(context);
     return {
       context,

@@ -1,0 +1,179 @@
+import { v7 as uuidv7 } from 'uuid';
+import { elementsToChain } from './elements-chain.js';
+import type { IncomingEvent } from './event-parser.js';
+import { resolveEventTime } from './timestamps.js';
+
+/** An event ready for person processing and storage. */
+export interface NormalizedEvent {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  /** The properties to store ($set/$set_once/$unset stay, as in PostHog). */
+  properties: Record<string, unknown>;
+  /** Epoch milliseconds (fractional for microseconds). */
+  time: number;
+  elementsChain: string;
+  processPerson: boolean;
+  personUpdate: PersonUpdate;
+}
+
+export interface PersonUpdate {
+  set: Record<string, unknown>;
+  setOnce: Record<string, unknown>;
+  unset: string[];
+}
+
+export interface NormalizeContext {
+  now: number;
+  sentAt: number | null;
+  ip: string | null;
+}
+
+/** Person-less events may not change identities or groups; PostHog drops these. */
+const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+const NO_INITIAL_PROPERTIES = new Set(['$snapshot', '$performance_event']);
+const NO_PERSON_PROPERTY_UPDATES = new Set(['$exception', '$$heatmap', '$groupidentify']);
+
+/** Properties copied to the person ($set) and, as $initial_*, once ($set_once). */
+const EVENT_TO_PERSON_PROPERTIES = [
+  '$app_build',
+  '$app_name',
+  '$app_namespace',
+  '$app_version',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$current_url',
+  '$pathname',
+  '$os',
+  '$os_version',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$raw_user_agent',
+];
+const CAMPAIGN_PROPERTIES = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_name',
+  'utm_term',
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  'rdt_cid',
+  'irclid',
+  '_kx',
+  'epik',
+  'qclid',
+  'sccid',
+];
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function objectOrEmpty(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function unsetKeys(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((key): key is string => typeof key === 'string');
+  return Object.keys(objectOrEmpty(value));
+}
+
+function addInitialProperties(properties: Record<string, unknown>): void {
+  const set = { ...objectOrEmpty(properties.$set) };
+  const setOnce = { ...objectOrEmpty(properties.$set_once) };
+  const sources: [string, string][] = [
+    ...EVENT_TO_PERSON_PROPERTIES.map((key): [string, string] => [key, key]),
+    ['$os_name', '$os'],
+    ...CAMPAIGN_PROPERTIES.map((key): [string, string] => [key, key]),
+  ];
+  let changed = false;
+  for (const [source, target] of sources) {
+    if (!(source in properties)) continue;
+    const value = properties[source];
+    if (!(target in set)) set[target] = value;
+    const initial = `$initial_${target.replace(/^\$/, '')}`;
+    if (!(initial in setOnce)) setOnce[initial] = value;
+    changed = true;
+  }
+  if (changed) {
+    properties.$set = set;
+    properties.$set_once = setOnce;
+  }
+}
+
+/**
+ * PostHog's event preparation (ingestion spec A3/A4): merges top-level $set/$set_once,
+ * resolves the time, applies `$process_person_profile`, adds `$initial_*` properties and moves
+ * `$elements` into elements_chain. Returns null for events PostHog drops.
+ */
+export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContext): NormalizedEvent | null {
+  const properties = incoming.properties;
+  if (incoming.set) properties.$set = { ...objectOrEmpty(properties.$set), ...incoming.set };
+  if (incoming.setOnce) properties.$set_once = { ...objectOrEmpty(properties.$set_once), ...incoming.setOnce };
+  if (context.ip !== null && properties.$ip === undefined) properties.$ip = context.ip;
+  if (typeof properties.$session_id === 'string' && UUID_PATTERN.test(properties.$session_id)) {
+    properties.$session_id = properties.$session_id.toLowerCase();
+  }
+
+  const processPerson = properties.$process_person_profile !== false;
+  if (processPerson) {
+    delete properties.$process_person_profile;
+  } else {
+    if (IDENTITY_EVENTS.has(incoming.event)) return null;
+    delete properties.$set;
+    delete properties.$set_once;
+    delete properties.$unset;
+  }
+  if (incoming.event === '$groupidentify') {
+    delete properties.$set;
+    delete properties.$set_once;
+    delete properties.$unset;
+  }
+  if (processPerson && !NO_INITIAL_PROPERTIES.has(incoming.event) && incoming.event !== '$groupidentify') {
+    addInitialProperties(properties);
+  }
+
+  let elementsChain = '';
+  if (typeof properties.$elements_chain === 'string') elementsChain = properties.$elements_chain;
+  else if (properties.$elements !== undefined) elementsChain = elementsToChain(properties.$elements);
+  delete properties.$elements;
+  delete properties.$elements_chain;
+
+  const updatesPerson = processPerson && !NO_PERSON_PROPERTY_UPDATES.has(incoming.event);
+  return {
+    uuid: incoming.uuid ?? uuidv7(),
+    event: incoming.event,
+    distinctId: incoming.distinctId,
+    properties,
+    time: resolveEventTime({
+      timestamp: incoming.timestamp,
+      offset: incoming.offset,
+      sentAt: context.sentAt,
+      ignoreSentAt: properties.$ignore_sent_at === true,
+      now: context.now,
+    }),
+    elementsChain,
+    processPerson,
+    personUpdate: {
+      set: updatesPerson ? objectOrEmpty(properties.$set) : {},
+      setOnce: updatesPerson ? objectOrEmpty(properties.$set_once) : {},
+      unset: updatesPerson ? unsetKeys(properties.$unset) : [],
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { isIdenticalJson } from '../util/json-equal.js';
+import { isoWithMicros } from '../util/iso-time.js';
+import { isIllegalMergeId } from './distinct-id-rules.js';
+import type { NormalizedEvent, PersonUpdate } from './normalize-event.js';
+import { personUuidFor, type PersonBatch, type PersonState } from './person-batch.js';
+
+/** What an event row records about its person at ingestion time. */
+export interface EventPerson {
+  personId: string;
+  personProperties: Record<string, unknown>;
+  personCreatedAt: string | null;
+  personMode: 'full' | 'propertyless';
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The id an identify/alias event merges into the event's person, if the event is a merge trigger. */
+function mergeSourceOf(event: NormalizedEvent): string | null {
+  if (event.event === '$identify') {
+    const anon = event.properties.$anon_distinct_id;
+    if (anon === undefined) return null;
+    return anon === null ? null : typeof anon === 'string' ? anon : JSON.stringify(anon);
+  }
+  if (event.event === '$create_alias' || event.event === '$merge_dangerously') {
+    const alias = event.properties.alias;
+    if (alias === undefined || alias === null) return null;
+    return typeof alias === 'string' ? alias : JSON.stringify(alias);
+  }
+  return null;
+}
+
+/** Applies $set_once, $set and $unset in PostHog's order; true when anything changed. */
+export function applyPersonUpdate(properties: Record<string, unknown>, update: PersonUpdate): boolean {
+  const before = new Set(Object.keys(properties));
+  let changed = false;
+  for (const [key, value] of Object.entries(update.setOnce)) {
+    if (!(key in properties)) {
+      properties[key] = value;
+      changed = true;
+    }
+  }
+  for (const [key, value] of Object.entries(update.set)) {
+    if (!(key in properties) || !isIdenticalJson(properties[key], value)) {
+      properties[key] = value;
+      changed = true;
+    }
+  }
+  for (const key of update.unset) {
+    if (before.has(key) && key in properties) {
+      delete properties[key];
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+function initialProperties(event: NormalizedEvent): Record<string, unknown> {
+  return { ...event.personUpdate.setOnce, ...event.personUpdate.set, $creator_event_uuid: event.uuid };
+}
+
+/**
+ * Person processing for one event (ingestion spec A3): creation, identify/alias merges with
+ * PostHog's refusal rules, property updates and last-seen. Events must arrive in ingestion order.
+ */
+export class PersonProcessor {
+  constructor(
+    private readonly batch: PersonBatch,
+    private readonly teamId: number,
+  ) {}
+
+  async process(event: NormalizedEvent): Promise<EventPerson> {
+    if (!event.processPerson) return this.propertyless(event);
+    const createdAt = isoWithMicros(event.time);
+    const source = mergeSourceOf(event);
+    let person: PersonState;
+    let freshlyCreated = false;
+    if (source !== null && source !== event.distinctId && !isIllegalMergeId(source) && !isIllegalMergeId(event.distinctId)) {
+      ({ person, freshlyCreated } = await this.identify(event, source, createdAt));
+    } else {
+      const existing = await this.batch.personFor(event.distinctId);
+      if (existing) {
+        person = existing;
+      } else {
+        person = this.batch.create([event.distinctId], initialProperties(event), false, createdAt);
+        freshlyCreated = true;
+      }
+    }
+    if (!freshlyCreated && applyPersonUpdate(person.properties, event.personUpdate)) this.batch.markDirty(person);
+    this.touchLastSeen(person, event);
+    return {
+      personId: person.uuid,
+      personProperties: { ...person.properties },
+      personCreatedAt: person.createdAt,
+      personMode: 'full',
+    };
+  }
+
+  private async identify(
+    event: NormalizedEvent,
+    otherId: string,
+    createdAt: string,
+  ): Promise<{ person: PersonState; freshlyCreated: boolean }> {
+    const into = await this.batch.personFor(event.distinctId);
+    const other = await this.batch.personFor(otherId);
+    if (!into && !other) {
+      return { person: this.batch.create([event.distinctId, otherId], initialProperties(event), true, createdAt), freshlyCreated: true };
+    }
+    if (into && !other) {
+      this.batch.addDistinctId(into, otherId);
+      return { person: this.identified(into), freshlyCreated: false };
+    }
+    if (!into && other) {
+      this.batch.addDistinctId(other, event.distinctId);
+      return { person: this.identified(other), freshlyCreated: false };
+    }
+    if (into === other) return { person: this.identified(into!), freshlyCreated: false };
+    if (other!.isIdentified && event.event !== '$merge_dangerously') {
+      return { person: this.identified(into!), freshlyCreated: false };
+    }
+    await this.batch.merge(into!, other!);
+    return { person: into!, freshlyCreated: false };
+  }
+
+  private identified(person: PersonState): PersonState {
+    if (!person.isIdentified) {
+      person.isIdentified = true;
+      this.batch.markDirty(person);
+    }
+    return person;
+  }
+
+  private touchLastSeen(person: PersonState, event: NormalizedEvent): void {
+    if (event.properties.$update_person_last_seen_at === false) return;
+    const hour = isoWithMicros(Math.floor(event.time / HOUR_MS) * HOUR_MS);
+    if (person.lastSeenAt === null || hour > person.lastSeenAt) {
+      person.lastSeenAt = hour;
+      this.batch.markDirty(person);
+    }
+  }
+
+  private async propertyless(event: NormalizedEvent): Promise<EventPerson> {
+    const existing = await this.batch.personFor(event.distinctId);
+    return {
+      personId: existing ? existing.uuid : personUuidFor(this.teamId, event.distinctId),
+      personProperties: {},
+      personCreatedAt: null,
+      personMode: 'propertyless',
+    };
+  }
+}

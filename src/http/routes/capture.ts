@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CaptureService } from '../../capture/capture-service.js';
+
+const BATCH_LIMIT_BYTES = 20 * 1024 * 1024;
+const EVENT_LIMIT_BYTES = 2 * 1024 * 1024;
+
+const CAPTURE_PATHS: { path: string; limit: number }[] = [
+  { path: '/batch', limit: BATCH_LIMIT_BYTES },
+  { path: '/capture', limit: EVENT_LIMIT_BYTES },
+  { path: '/e', limit: EVENT_LIMIT_BYTES },
+  { path: '/i/v0/e', limit: EVENT_LIMIT_BYTES },
+  { path: '/track', limit: EVENT_LIMIT_BYTES },
+  { path: '/engage', limit: EVENT_LIMIT_BYTES },
+];
+
+/** PostHog's capture CORS: any origin, mirrored, with credentials. */
+function allowCors(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  void reply.header('Access-Control-Allow-Origin', origin ?? '*');
+  if (origin) void reply.header('Access-Control-Allow-Credentials', 'true').header('Vary', 'Origin');
+  void reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+  const requested = request.headers['access-control-request-headers'];
+  if (requested) void reply.header('Access-Control-Allow-Headers', requested);
+}
+
+/** The SDK-facing ingestion endpoints; every body arrives raw and is decoded by the capture service. */
+export async function captureRoutes(app: FastifyInstance, capture: CaptureService): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addHook('onRequest', async (request, reply) => allowCors(request, reply));
+
+  for (const { path, limit } of CAPTURE_PATHS) {
+    app.route({
+      method: ['GET', 'POST'],
+      url: path,
+      bodyLimit: limit,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        const query = request.query as Record<string, unknown>;
+        await capture.capture({
+          body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          query,
+          contentType: request.headers['content-type'],
+          contentEncoding: request.headers['content-encoding'],
+          limitBytes: limit,
+          ip: request.ip ?? null,
+          now: Date.now(),
+        });
+        if (query.beacon === '1') return reply.status(204).send();
+        return reply.status(200).send({ status: 1 });
+      },
+    });
+    app.options(path, { schema: { hide: true } }, async (_request, reply) => reply.status(200).send({ status: 1 }));
+  }
+}

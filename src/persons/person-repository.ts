@@ -1,0 +1,193 @@
+import type { Selectable } from 'kysely';
+import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { PersonTable } from '../storage/catalog/schema.js';
+import { parseJsonColumn } from '../util/json.js';
+import type { PersonRecord } from './person.js';
+
+/** Rows per multi-row statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const CHUNK = 500;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let index = 0; index < items.length; index += size) out.push(items.slice(index, index + size));
+  return out;
+}
+
+export function toPersonRecord(row: Selectable<PersonTable>): PersonRecord {
+  return {
+    id: Number(row.id),
+    uuid: row.uuid,
+    teamId: Number(row.team_id),
+    properties: parseJsonColumn<Record<string, unknown>>(row.properties, {}),
+    isIdentified: Number(row.is_identified) === 1,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    version: Number(row.version),
+  };
+}
+
+export interface NewPerson {
+  uuid: string;
+  teamId: number;
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+  createdAt: string;
+  lastSeenAt: string | null;
+}
+
+/**
+ * Catalog SQL for persons and their distinct ids. Methods take the database or an open
+ * transaction, so callers decide the transaction boundaries.
+ */
+export class PersonRepository {
+  async findByDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]) {
+    const found = new Map<string, PersonRecord>();
+    for (const part of chunks([...new Set(distinctIds)])) {
+      const rows = await db
+        .selectFrom('person_distinct_ids as d')
+        .innerJoin('persons as p', 'p.id', 'd.person_id')
+        .selectAll('p')
+        .select('d.distinct_id')
+        .where('d.team_id', '=', teamId)
+        .where('d.distinct_id', 'in', part)
+        .execute();
+      for (const row of rows) found.set(row.distinct_id, toPersonRecord(row));
+    }
+    return found;
+  }
+
+  async findById(db: CatalogDb, teamId: number, id: number): Promise<PersonRecord | undefined> {
+    const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    return row && toPersonRecord(row);
+  }
+
+  async findByUuid(db: CatalogDb, teamId: number, uuid: string): Promise<PersonRecord | undefined> {
+    const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
+    return row && toPersonRecord(row);
+  }
+
+  /** The UUIDs among these that a person already has (any project: UUIDs are unique). */
+  async takenUuids(db: CatalogDb, uuids: readonly string[]): Promise<Set<string>> {
+    const taken = new Set<string>();
+    for (const part of chunks(uuids)) {
+      const rows = await db.selectFrom('persons').select('uuid').where('uuid', 'in', part).execute();
+      for (const row of rows) taken.add(row.uuid);
+    }
+    return taken;
+  }
+
+  /** Inserts persons and returns their new integer ids by UUID. */
+  async insertPersons(db: CatalogDb, persons: readonly NewPerson[]): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    for (const part of chunks(persons)) {
+      const rows = await db
+        .insertInto('persons')
+        .values(
+          part.map((person) => ({
+            uuid: person.uuid,
+            team_id: person.teamId,
+            properties: JSON.stringify(person.properties),
+            is_identified: person.isIdentified ? 1 : 0,
+            created_at: person.createdAt,
+            last_seen_at: person.lastSeenAt,
+            version: 0,
+          })),
+        )
+        .returning(['id', 'uuid'])
+        .execute();
+      for (const row of rows) ids.set(row.uuid, Number(row.id));
+    }
+    return ids;
+  }
+
+  /** Writes the mutable fields of existing persons in one statement per chunk. */
+  async updatePersons(db: CatalogDb, persons: readonly PersonRecord[]): Promise<void> {
+    for (const part of chunks(persons)) {
+      await db
+        .insertInto('persons')
+        .values(
+          part.map((person) => ({
+            id: person.id,
+            uuid: person.uuid,
+            team_id: person.teamId,
+            properties: JSON.stringify(person.properties),
+            is_identified: person.isIdentified ? 1 : 0,
+            created_at: person.createdAt,
+            last_seen_at: person.lastSeenAt,
+            version: person.version,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict.column('id').doUpdateSet((eb) => ({
+            properties: eb.ref('excluded.properties'),
+            is_identified: eb.ref('excluded.is_identified'),
+            created_at: eb.ref('excluded.created_at'),
+            last_seen_at: eb.ref('excluded.last_seen_at'),
+            version: eb.ref('excluded.version'),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  async insertDistinctIds(db: CatalogDb, links: readonly { teamId: number; distinctId: string; personId: number }[]) {
+    for (const part of chunks(links)) {
+      await db
+        .insertInto('person_distinct_ids')
+        .values(part.map((link) => ({ team_id: link.teamId, distinct_id: link.distinctId, person_id: link.personId })))
+        .execute();
+    }
+  }
+
+  /** Distinct ids of a person in the order it gained them. */
+  async distinctIdsOf(db: CatalogDb, personId: number): Promise<string[]> {
+    const rows = await db
+      .selectFrom('person_distinct_ids')
+      .select('distinct_id')
+      .where('person_id', '=', personId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => row.distinct_id);
+  }
+
+  async distinctIdsOfMany(db: CatalogDb, personIds: readonly number[]): Promise<Map<number, string[]>> {
+    const byPerson = new Map<number, string[]>();
+    for (const part of chunks([...new Set(personIds)])) {
+      const rows = await db
+        .selectFrom('person_distinct_ids')
+        .select(['person_id', 'distinct_id'])
+        .where('person_id', 'in', part)
+        .orderBy('id')
+        .execute();
+      for (const row of rows) {
+        const list = byPerson.get(Number(row.person_id)) ?? [];
+        list.push(row.distinct_id);
+        byPerson.set(Number(row.person_id), list);
+      }
+    }
+    return byPerson;
+  }
+
+  /** Moves every distinct id of one person to another, keeping their order after the target's own. */
+  async moveDistinctIds(db: CatalogDb, fromPersonId: number, toPersonId: number): Promise<string[]> {
+    const moved = await this.distinctIdsOf(db, fromPersonId);
+    await db.deleteFrom('person_distinct_ids').where('person_id', '=', fromPersonId).execute();
+    const teamRow = await db.selectFrom('persons').select('team_id').where('id', '=', toPersonId).executeTakeFirstOrThrow();
+    await this.insertDistinctIds(
+      db,
+      moved.map((distinctId) => ({ teamId: Number(teamRow.team_id), distinctId, personId: toPersonId })),
+    );
+    return moved;
+  }
+
+  async removeDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]): Promise<void> {
+    for (const part of chunks(distinctIds)) {
+      await db.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('distinct_id', 'in', part).execute();
+    }
+  }
+
+  async deletePerson(db: CatalogDb, personId: number): Promise<void> {
+    await db.deleteFrom('person_distinct_ids').where('person_id', '=', personId).execute();
+    await db.deleteFrom('persons').where('id', '=', personId).execute();
+  }
+}
