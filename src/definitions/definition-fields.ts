@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { readBoolean } from './query-params.js';
 
 /** Tags as PostHog stores them: trimmed, lower-case, each once, blanks dropped. */
 export function readTags(value: unknown): string[] {
@@ -19,12 +20,11 @@ export function readDescription(value: unknown): string | null {
   throw new ValidationError('description', 'Not a valid string.', 'invalid');
 }
 
-/** PATCH bodies take JSON booleans (and DRF's "true"/"false" strings). */
+/** PATCH bodies take what DRF's BooleanField takes: JSON booleans, 1/0 and "true"/"false"-like strings. */
 export function readBooleanField(value: unknown, attr: string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (value === 'true' || value === 'True') return true;
-  if (value === 'false' || value === 'False') return false;
-  throw new ValidationError(attr, 'Must be a valid boolean.', 'invalid');
+  const parsed = value === null ? undefined : readBoolean(value, attr);
+  if (parsed === undefined) throw new ValidationError(attr, 'Must be a valid boolean.', 'invalid');
+  return parsed;
 }
 
 /** Python's names for JSON types, as DRF's messages use them. */
