@@ -3,6 +3,7 @@ import { CaptureService } from './capture/capture-service.js';
 import { EventWriter } from './capture/event-writer.js';
 import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
+import { Mutex } from './util/mutex.js';
 import { AccountRepository } from './accounts/account-repository.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
 import { EventDefinitionRepository } from './definitions/event-definition-repository.js';
@@ -33,6 +34,8 @@ export interface AppContext {
   groupTypes: GroupTypeRegistry;
   /** Keeps the warehouse replicas of catalog rows in step. */
   relay: OutboxRelay;
+  /** Serialises every write to persons, from capture and from the persons API. */
+  personWriteLock: Mutex;
   capture: CaptureService;
 }
 
@@ -42,7 +45,16 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
   const definitions = new DefinitionRecorder(catalog.db);
   const groupTypes = new GroupTypeRegistry(catalog.db);
   const relay = new OutboxRelay(catalog.db, warehouse);
-  const capture = new CaptureService(catalog, projectRepository, groupTypes, relay, new EventWriter(warehouse), definitions);
+  const personWriteLock = new Mutex();
+  const capture = new CaptureService(
+    catalog,
+    projectRepository,
+    groupTypes,
+    relay,
+    new EventWriter(warehouse),
+    definitions,
+    personWriteLock,
+  );
   return {
     config,
     catalog,
@@ -60,6 +72,7 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
     propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
     groupTypes,
     relay,
+    personWriteLock,
     capture,
   };
 }

@@ -5,7 +5,7 @@ import type { ProjectRepository } from '../projects/project-repository.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxRelay } from '../storage/warehouse/outbox.js';
-import { Mutex } from '../util/mutex.js';
+import type { Mutex } from '../util/mutex.js';
 import { InvalidApiKey } from './capture-errors.js';
 import { parseCapture } from './event-parser.js';
 import type { EventRow, EventWriter } from './event-writer.js';
@@ -30,8 +30,6 @@ const EPOCH = '1970-01-01 00:00:00.000000';
  * request is answered.
  */
 export class CaptureService {
-  /** Person processing runs one request at a time, in arrival order, so each distinct id's events keep their order. */
-  private readonly ingestionLock = new Mutex();
   private readonly persons = new PersonRepository();
   private readonly projectsByToken = new Map<string, Project>();
   private readonly projectsWithEvents = new Set<number>();
@@ -43,6 +41,11 @@ export class CaptureService {
     private readonly relay: OutboxRelay,
     private readonly writer: EventWriter,
     private readonly definitions: DefinitionRecorder,
+    /**
+     * Every person write (capture and the persons API) runs under this lock, one at a time in
+     * arrival order, so each distinct id's events keep their order and no write is lost.
+     */
+    private readonly personWriteLock: Mutex,
   ) {}
 
   async capture(request: CaptureRequest): Promise<void> {
@@ -56,7 +59,7 @@ export class CaptureService {
       .filter((event): event is NormalizedEvent => event !== null);
     if (events.length === 0) return;
 
-    const { rows, recordable } = await this.ingestionLock.run(() => this.processPersons(project.id, events, request.now));
+    const { rows, recordable } = await this.personWriteLock.run(() => this.processPersons(project.id, events, request.now));
     await this.relay.flush();
     await this.writer.write(rows);
     await this.definitions.record(project.id, recordable);

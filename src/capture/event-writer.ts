@@ -60,11 +60,12 @@ export class EventWriter {
   private async storedKeys(rows: readonly EventRow[]): Promise<Set<string>> {
     const teams = [...new Set(rows.map((row) => row.team_id))];
     const uuids = [...new Set(rows.map((row) => row.uuid))];
-    const found = await this.warehouse.query<{ team_id: string; uuid: string }>(
-      `SELECT team_id, toString(uuid) AS uuid FROM events
+    // The alias must not be `uuid`: ClickHouse would apply it inside WHERE too.
+    const found = await this.warehouse.query<{ team_id: string; stored_uuid: string }>(
+      `SELECT team_id, toString(uuid) AS stored_uuid FROM events
        WHERE team_id IN {teams:Array(Int64)} AND uuid IN {uuids:Array(UUID)}`,
       { teams, uuids },
     );
-    return new Set(found.map((row) => `${row.team_id}:${row.uuid}`));
+    return new Set(found.map((row) => `${row.team_id}:${row.stored_uuid}`));
   }
 }
