@@ -57,7 +57,12 @@ function gunzip(bytes: Buffer, limitBytes: number): Buffer {
 }
 
 function lzDecompress(text: string): string {
-  const decompressed = LZString.decompressFromBase64(text.trim());
+  let decompressed: string | null = null;
+  try {
+    decompressed = LZString.decompressFromBase64(text.trim());
+  } catch {
+    // lz-string throws on some truncated inputs instead of returning null.
+  }
   if (!decompressed) throw new InvalidPayload('could not decompress the lz-string body');
   return decompressed;
 }

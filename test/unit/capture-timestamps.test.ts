@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseTimestamp, resolveEventTime, resolveSentAt } from '../../src/capture/timestamps.js';
+
+const NOW = Date.parse('2023-01-01T12:00:00Z');
+const at = (iso: string) => Date.parse(iso);
+const resolve = (timestamp: unknown, extra: Partial<Parameters<typeof resolveEventTime>[0]> = {}) =>
+  new Date(resolveEventTime({ timestamp, offset: undefined, sentAt: null, ignoreSentAt: false, now: NOW, ...extra })).toISOString();
+
+test('PostHog examples of skew correction (spec A2)', () => {
+  assert.equal(resolve('2023-01-01T11:00:00Z', { sentAt: at('2023-01-01T12:00:10Z') }), '2023-01-01T10:59:50.000Z');
+  assert.equal(resolve('2023-01-01T11:00:00Z', { sentAt: at('2023-01-01T11:59:50Z') }), '2023-01-01T11:00:10.000Z');
+  assert.equal(resolve('2023-01-01T11:00:00Z'), '2023-01-01T11:00:00.000Z');
+  assert.equal(resolve('2023-01-01T11:00:00Z', { sentAt: at('2023-01-01T12:00:10Z'), ignoreSentAt: true }), '2023-01-01T11:00:00.000Z');
+  assert.equal(resolve(undefined, { sentAt: at('2023-01-01T12:00:10Z') }), '2023-01-01T12:00:00.000Z');
+  assert.equal(resolve('2023-01-01T11:00:00Z', { offset: 5000 }), '2023-01-01T11:59:55.000Z');
+});
+
+test('future clamp, garbage and out-of-range years', () => {
+  assert.equal(resolve('2023-01-02T11:00:01Z'), '2023-01-01T12:00:00.000Z');
+  assert.equal(resolve('2023-01-02T10:59:00Z'), '2023-01-02T10:59:00.000Z');
+  assert.equal(resolve('yesterday'), '2023-01-01T12:00:00.000Z');
+  assert.equal(resolve(1672570800000), '2023-01-01T12:00:00.000Z');
+  assert.equal(resolve('2023-13-01T00:00:00Z'), '2023-01-01T12:00:00.000Z');
+});
+
+test('accepted time formats', () => {
+  assert.equal(parseTimestamp('2023-01-01'), at('2023-01-01T00:00:00Z'));
+  assert.equal(parseTimestamp('2023-01-01 12:00:00'), at('2023-01-01T12:00:00Z'));
+  assert.equal(parseTimestamp('2023-01-01T12:00:00'), at('2023-01-01T12:00:00Z'));
+  assert.equal(parseTimestamp('2023/01/01 12:00:00'), at('2023-01-01T12:00:00Z'));
+  assert.equal(parseTimestamp('2023-01-01T12:00:00+03'), at('2023-01-01T09:00:00Z'));
+  assert.equal(parseTimestamp('2023-01-01T12:00:00-0130'), at('2023-01-01T13:30:00Z'));
+  assert.equal(parseTimestamp('Sun, 01 Jan 2023 12:00:00 +0000'), at('2023-01-01T12:00:00Z'));
+  assert.equal(parseTimestamp('1672574400000'), at('2023-01-01T12:00:00Z'));
+  assert.equal(parseTimestamp('1672574400'), at('2023-01-01T12:00:00Z'));
+  assert.equal(parseTimestamp('2023-01-01T12:00:00.123456Z'), at('2023-01-01T12:00:00.123Z') + 0.456);
+  assert.equal(parseTimestamp('2023-02-30'), null);
+  assert.equal(parseTimestamp(''), null);
+});
+
+test('sent_at from the body, or the _ query parameter in milliseconds', () => {
+  assert.equal(resolveSentAt('2023-01-01T12:00:00Z', {}), at('2023-01-01T12:00:00Z'));
+  assert.equal(resolveSentAt(undefined, { _: '1672574400000' }), at('2023-01-01T12:00:00Z'));
+  assert.equal(resolveSentAt(undefined, { _: '1672574400' }), null, 'seconds decode to 1970 and are ignored');
+  assert.equal(resolveSentAt(undefined, {}), null);
+});
