@@ -7,6 +7,7 @@ import { captureRoutes } from './http/routes/capture.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectRoutes } from './http/routes/projects.js';
+import { trendRoutes } from './http/routes/trends.js';
 import { propertyDefinitionRoutes } from './http/routes/property-definitions.js';
 
 /** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
@@ -44,6 +45,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   await app.register(async (api) => {
     api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
     await projectRoutes(api, context);
+    await trendRoutes(api, context);
     await eventDefinitionRoutes(api, context);
     await propertyDefinitionRoutes(api, context);
   });

@@ -17,6 +17,7 @@ import { ProjectRepository } from './projects/project-repository.js';
 import { ProjectService } from './projects/project-service.js';
 import type { Catalog } from './storage/catalog/catalog.js';
 import type { Warehouse } from './storage/warehouse/warehouse.js';
+import { TrendService } from './insights/trends/trend-service.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -37,6 +38,7 @@ export interface AppContext {
   /** Serialises every write to persons, from capture and from the persons API. */
   personWriteLock: Mutex;
   capture: CaptureService;
+  trends: TrendService;
 }
 
 export function createContext(config: Config, catalog: Catalog, warehouse: Warehouse): AppContext {
@@ -74,5 +76,6 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
     relay,
     personWriteLock,
     capture,
+    trends: new TrendService(warehouse),
   };
 }

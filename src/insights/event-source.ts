@@ -1,0 +1,79 @@
+import type { PropertyColumns } from './property-filters.js';
+import type { SqlParams } from './sql-params.js';
+import { CURRENT_DISTINCT_IDS, CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
+
+/**
+ * `events AS e` plus only the joins the query reads: the current distinct-id → person mapping
+ * (persons, dau, cohorts), the current person properties, group properties per group type, and
+ * whole-session durations. Reading a column is what asks for its join, so build every condition
+ * and expression first, then ask for `fromClause()`.
+ */
+export class EventSource implements PropertyColumns {
+  private distinctIds = false;
+  private persons = false;
+  private sessions = false;
+  private readonly groups = new Set<number>();
+
+  /**
+   * @param params the query's parameters (must hold `{team_id:Int64}`)
+   * @param sessionWindow DateTime64 bounds of the queried range; sessions are measured over it ±24 h
+   */
+  constructor(
+    private readonly params: SqlParams,
+    private readonly sessionWindow: { from: string; to: string },
+  ) {}
+
+  readonly eventProperties = 'e.properties';
+  readonly elementsChain = 'e.elements_chain';
+
+  /** The current person of the event's distinct id; events without a mapping keep the person they were ingested with. */
+  get personId(): string {
+    this.distinctIds = true;
+    return `if(pdi.distinct_id = '', e.person_id, pdi.person_id)`;
+  }
+
+  get personProperties(): string {
+    this.distinctIds = true;
+    this.persons = true;
+    return 'person.properties';
+  }
+
+  groupProperties(groupTypeIndex: number): string {
+    this.groups.add(groupTypeIndex);
+    return `group_${groupTypeIndex}.group_properties`;
+  }
+
+  get sessionDuration(): string {
+    this.sessions = true;
+    return 'session.duration';
+  }
+
+  fromClause(): string {
+    const joins = ['FROM events AS e'];
+    if (this.distinctIds) {
+      joins.push(`LEFT JOIN (${CURRENT_DISTINCT_IDS}) AS pdi ON pdi.distinct_id = e.distinct_id`);
+    }
+    if (this.persons) {
+      joins.push(`LEFT JOIN (${CURRENT_PERSONS}) AS person ON person.id = ${this.personId}`);
+    }
+    for (const index of [...this.groups].sort()) {
+      const groupType = this.params.add(index, 'UInt8');
+      joins.push(
+        `LEFT JOIN (SELECT group_key, argMax(group_properties, version) AS group_properties FROM groups ` +
+          `WHERE team_id = {team_id:Int64} AND group_type_index = ${groupType} GROUP BY group_key) AS group_${index} ` +
+          `ON group_${index}.group_key = e.\`$group_${index}\``,
+      );
+    }
+    if (this.sessions) {
+      const from = this.params.add(this.sessionWindow.from, "DateTime64(6, 'UTC')");
+      const to = this.params.add(this.sessionWindow.to, "DateTime64(6, 'UTC')");
+      joins.push(
+        `INNER JOIN (SELECT \`$session_id\` AS session_id, dateDiff('second', min(timestamp), max(timestamp)) AS duration ` +
+          `FROM events WHERE team_id = {team_id:Int64} AND \`$session_id\` != '' ` +
+          `AND timestamp >= ${from} - INTERVAL 24 HOUR AND timestamp <= ${to} + INTERVAL 24 HOUR ` +
+          `GROUP BY \`$session_id\`) AS session ON session.session_id = e.\`$session_id\``,
+      );
+    }
+    return joins.join('\n');
+  }
+}

@@ -1,0 +1,213 @@
+import { ValidationError } from '../errors.js';
+import type { PropertyFilter, PropertyGroup, PropertyNode, PropertyOperator } from './filter-model.js';
+import type { CohortSqlResolver } from './resolvers.js';
+import { elementCondition } from './element-filters.js';
+import { stringifyValue } from './property-values.js';
+import type { SqlParams } from './sql-params.js';
+
+/**
+ * THE compiler from property filters to ClickHouse SQL (PostHog's legacy semantics). Values
+ * and keys are bound parameters; the SQL text holds only column expressions and operators.
+ */
+
+/** Where the compiler reads properties from; implementations add the joins a read needs. */
+export interface PropertyColumns {
+  /** JSON text of the event's properties. */
+  readonly eventProperties: string;
+  /** JSON text of the current properties of the event's person. */
+  readonly personProperties: string;
+  /** The event's person id. */
+  readonly personId: string;
+  /** JSON text of the properties of the event's group of that type. */
+  groupProperties(groupTypeIndex: number): string;
+  readonly elementsChain: string;
+  /** Whole-session duration in seconds of the event's session. */
+  readonly sessionDuration: string;
+}
+
+export interface PropertyCompilerContext {
+  columns: PropertyColumns;
+  params: SqlParams;
+  cohorts: CohortSqlResolver;
+}
+
+/** PostHog's raw-value read: JSONExtractRaw with surrounding quotes stripped; missing → '', null → 'null'. */
+export function rawPropertyValue(json: string, key: string, params: SqlParams): string {
+  return `replaceRegexpAll(JSONExtractRaw(${json}, ${params.add(key, 'String')}), '^"|"$', '')`;
+}
+
+/** A property as a number: spaces removed, then toFloat64OrNull (non-numeric → NULL). */
+export function numericPropertyValue(json: string, key: string, params: SqlParams): string {
+  return `toFloat64OrNull(replaceRegexpAll(${rawPropertyValue(json, key, params)}, ' ', ''))`;
+}
+
+function boxValues(value: unknown): string[] {
+  return (Array.isArray(value) ? value : [value]).map(stringifyValue);
+}
+
+const NEGATED_OPERATOR: Partial<Record<PropertyOperator, PropertyOperator>> = {
+  exact: 'is_not',
+  is_not: 'exact',
+  icontains: 'not_icontains',
+  not_icontains: 'icontains',
+  regex: 'not_regex',
+  not_regex: 'regex',
+  is_set: 'is_not_set',
+  is_not_set: 'is_set',
+  gt: 'lte',
+  gte: 'lt',
+  lt: 'gte',
+  lte: 'gt',
+  is_date_after: 'is_date_before',
+  is_date_before: 'is_date_after',
+};
+
+const RE2_UNSUPPORTED = /\(\?<?[=!]|\\[1-9]/;
+
+/** ClickHouse (RE2) rejects invalid patterns at query time; PostHog makes such a clause false instead. */
+export function isUsableRegex(pattern: string): boolean {
+  if (RE2_UNSUPPORTED.test(pattern)) return false;
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const FALSE = '0';
+const TRUE = '1';
+
+function numericValue(value: unknown): number | null {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(number) ? number : null;
+}
+
+const COMPARISON: Record<'gt' | 'gte' | 'lt' | 'lte', string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+function parsedDate(raw: string): string {
+  return `coalesce(parseDateTimeBestEffortOrNull(${raw}, 'UTC'), parseDateTimeBestEffortOrNull(substring(${raw}, 1, 10), 'UTC'))`;
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The condition of one operator on a JSON properties column. */
+function jsonPropertyCondition(json: string, filter: PropertyFilter, operator: PropertyOperator, params: SqlParams): string {
+  const { key, value } = filter;
+  switch (operator) {
+    case 'is_set':
+      return `JSONHas(${json}, ${params.add(key, 'String')})`;
+    case 'is_not_set':
+      return `NOT JSONHas(${json}, ${params.add(key, 'String')})`;
+    case 'exact':
+      return `has(${params.add(boxValues(value), 'Array(String)')}, ${rawPropertyValue(json, key, params)})`;
+    case 'is_not':
+      return `NOT has(${params.add(boxValues(value), 'Array(String)')}, ${rawPropertyValue(json, key, params)})`;
+    case 'icontains':
+    case 'not_icontains': {
+      const contains = `positionCaseInsensitiveUTF8(${rawPropertyValue(json, key, params)}, ${params.add(stringifyValue(value), 'String')}) > 0`;
+      return operator === 'icontains' ? contains : `NOT (${contains})`;
+    }
+    case 'regex':
+    case 'not_regex': {
+      const pattern = stringifyValue(value);
+      if (!isUsableRegex(pattern)) return FALSE;
+      const matches = `match(${rawPropertyValue(json, key, params)}, ${params.add(pattern, 'String')})`;
+      return operator === 'regex' ? matches : `NOT ${matches}`;
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const number = numericValue(value);
+      if (number === null) return FALSE;
+      return `${numericPropertyValue(json, key, params)} ${COMPARISON[operator]} ${params.add(number, 'Float64')}`;
+    }
+    case 'is_date_exact':
+    case 'is_date_after':
+    case 'is_date_before':
+      return dateCondition(rawPropertyValue(json, key, params), value, operator, params);
+  }
+}
+
+function dateCondition(raw: string, value: unknown, operator: PropertyOperator, params: SqlParams): string {
+  if (typeof value !== 'string' || value.trim() === '') return FALSE;
+  const parsed = parsedDate(raw);
+  const target = `parseDateTimeBestEffortOrNull(${params.add(value, 'String')}, 'UTC')`;
+  const dateOnly = DATE_ONLY.test(value);
+  if (operator === 'is_date_exact') {
+    return `date_trunc('${dateOnly ? 'day' : 'second'}', ${parsed}) = ${target}`;
+  }
+  if (operator === 'is_date_after') {
+    // A bare date means "after that whole day".
+    return dateOnly ? `${parsed} > addSeconds(${target}, 86399)` : `${parsed} > ${target}`;
+  }
+  return `${parsed} < ${target}`;
+}
+
+function sessionCondition(filter: PropertyFilter, operator: PropertyOperator, columns: PropertyColumns, params: SqlParams): string {
+  if (filter.key !== '$session_duration') {
+    throw new ValidationError('properties', `Session property '${filter.key}' is only valid in HogQL queries.`);
+  }
+  const duration = numericValue(filter.value);
+  if (duration === null) {
+    throw new ValidationError('properties', `$session_duration value must be a number. Received '${stringifyValue(filter.value)}'`);
+  }
+  const sql = { gt: '>', gte: '>=', lt: '<', lte: '<=', is_not: '!=' } as Partial<Record<PropertyOperator, string>>;
+  return `${columns.sessionDuration} ${sql[operator] ?? '='} ${params.add(duration, 'Float64')}`;
+}
+
+async function cohortCondition(filter: PropertyFilter, context: PropertyCompilerContext): Promise<string> {
+  const cohortId = numericValue(filter.value);
+  if (cohortId === null || !Number.isInteger(cohortId)) {
+    throw new ValidationError('properties', `Cohort id "${stringifyValue(filter.value)}" is not an integer.`);
+  }
+  const member = await context.cohorts.membershipCondition(cohortId, context.columns.personId, context.params);
+  return filter.negation ? `NOT (${member})` : member;
+}
+
+async function compileFilter(filter: PropertyFilter, context: PropertyCompilerContext): Promise<string> {
+  const { columns, params } = context;
+  if (filter.type === 'cohort') return cohortCondition(filter, context);
+  if (filter.type === 'element') {
+    const condition = elementCondition(filter, columns.elementsChain, params);
+    return filter.negation ? `NOT (${condition})` : condition;
+  }
+  const operator = filter.negation ? (NEGATED_OPERATOR[filter.operator] ?? filter.operator) : filter.operator;
+  const negateWhole = filter.negation && NEGATED_OPERATOR[filter.operator] === undefined;
+  let condition: string;
+  switch (filter.type) {
+    case 'session':
+      condition = sessionCondition(filter, operator, columns, params);
+      break;
+    case 'event':
+      condition = jsonPropertyCondition(columns.eventProperties, filter, operator, params);
+      break;
+    case 'person':
+      condition = jsonPropertyCondition(columns.personProperties, filter, operator, params);
+      break;
+    case 'group':
+      condition = jsonPropertyCondition(columns.groupProperties(filter.groupTypeIndex ?? 0), filter, operator, params);
+      break;
+  }
+  return negateWhole ? `NOT (${condition})` : condition;
+}
+
+async function compileNode(node: PropertyNode, context: PropertyCompilerContext): Promise<string | null> {
+  if (node.kind === 'filter') return compileFilter(node, context);
+  const parts: string[] = [];
+  for (const child of node.values) {
+    const part = await compileNode(child, context);
+    if (part !== null) parts.push(`(${part})`);
+  }
+  if (parts.length === 0) return null;
+  return parts.join(node.type === 'OR' ? ' OR ' : ' AND ');
+}
+
+/**
+ * Compiles a property group into one SQL condition; an empty group is `1`. Reading a column
+ * through `context.columns` is what asks for its join, so call this before building FROM.
+ */
+export async function compilePropertyFilters(group: PropertyGroup, context: PropertyCompilerContext): Promise<string> {
+  return (await compileNode(group, context)) ?? TRUE;
+}

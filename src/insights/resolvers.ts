@@ -1,0 +1,42 @@
+import { ValidationError } from '../errors.js';
+import type { PropertyColumns } from './property-filters.js';
+import type { SqlParams } from './sql-params.js';
+
+/**
+ * How insight SQL learns about cohorts and actions, which live in the catalog. The compiler
+ * calls these; the cohorts and actions modules provide the real implementations.
+ */
+export interface CohortSqlResolver {
+  /** A condition true when the person `personId` (an SQL expression) belongs to the cohort. Unknown cohort: ValidationError. */
+  membershipCondition(cohortId: number, personId: string, params: SqlParams): Promise<string>;
+  /** The cohort's name, for breakdown labels. Unknown cohort: ValidationError. */
+  cohortName(cohortId: number): Promise<string>;
+}
+
+export interface ResolvedAction {
+  name: string;
+  /** A condition on the events row (and the columns it reads) true when the event matches the action. */
+  condition: string;
+}
+
+export interface ActionSqlResolver {
+  /** The action's name and matching condition, or null when the project has no such action. */
+  resolve(actionId: number, columns: PropertyColumns, params: SqlParams): Promise<ResolvedAction | null>;
+}
+
+/** Stands in until cohorts exist in the catalog: every cohort id is unknown. */
+export const noCohorts: CohortSqlResolver = {
+  async membershipCondition(cohortId) {
+    throw new ValidationError('properties', `Cohort ${cohortId} does not exist.`);
+  },
+  async cohortName(cohortId) {
+    throw new ValidationError('breakdown', `Cohort ${cohortId} does not exist.`);
+  },
+};
+
+/** Stands in until actions exist in the catalog: every action id is unknown. */
+export const noActions: ActionSqlResolver = {
+  async resolve(actionId) {
+    throw new ValidationError('actions', `Action ${actionId} does not exist.`);
+  },
+};

@@ -1,0 +1,31 @@
+import type { QueryParams } from '../storage/warehouse/warehouse.js';
+
+/**
+ * Collects the bound parameters of one warehouse query. Every user value reaches SQL as a
+ * `{p_N:Type}` placeholder produced here; SQL text never contains a user string.
+ */
+export class SqlParams {
+  private readonly values: QueryParams = {};
+  private counter = 0;
+
+  constructor(named: QueryParams = {}) {
+    Object.assign(this.values, named);
+  }
+
+  /** Binds `value` and returns its placeholder, e.g. `{p_3:String}`. */
+  add(value: unknown, type: string): string {
+    const name = `p_${this.counter++}`;
+    this.values[name] = value;
+    return `{${name}:${type}}`;
+  }
+
+  /** Binds a named parameter shared by several fragments (`{team_id:Int64}`). */
+  named(name: string, value: unknown, type: string): string {
+    this.values[name] = value;
+    return `{${name}:${type}}`;
+  }
+
+  get all(): QueryParams {
+    return { ...this.values };
+  }
+}

@@ -1,0 +1,72 @@
+import type { Interval, WeekStartDay } from '../date-range.js';
+import type { SeriesMath } from '../filter-model.js';
+import type { EventSource } from '../event-source.js';
+import { rawPropertyValue } from '../property-filters.js';
+import type { SqlParams } from '../sql-params.js';
+
+/**
+ * Bucketing and aggregate expressions of trend series. Buckets are computed by ClickHouse in the
+ * project timezone (`{timezone:String}`); their JSON text (`2020-01-01`, `2020-01-01 13:00:00`)
+ * is the bucket key the shaper matches against the axis.
+ */
+export function bucketExpression(interval: Interval, timestamp: string, weekStartDay: WeekStartDay): string {
+  const local = `toDateTime(${timestamp}, {timezone:String})`;
+  switch (interval) {
+    case 'hour':
+      return `toStartOfHour(${local})`;
+    case 'day':
+      return `toDate(${local})`;
+    case 'week':
+      return `toStartOfWeek(${local}, ${weekStartDay === 1 ? 1 : 0})`;
+    case 'month':
+      return `toStartOfMonth(${local})`;
+  }
+}
+
+const QUANTILE_OF: Record<string, string> = {
+  median: 'quantile(0.5)',
+  p75: 'quantile(0.75)',
+  p90: 'quantile(0.9)',
+  p95: 'quantile(0.95)',
+  p99: 'quantile(0.99)',
+};
+
+/** `avg`, `quantile(0.9)`… for the function part of a property or count-per-actor math. */
+export function aggregateFunction(fn: string): string {
+  const base = fn.replace(/_count_per_actor$/, '');
+  return QUANTILE_OF[base] ?? base;
+}
+
+/** The actor a math counts: a group of the given type, else the event's person. */
+export function actorExpression(groupTypeIndex: number | null, source: EventSource): string {
+  return groupTypeIndex === null ? source.personId : `e.\`$group_${groupTypeIndex}\``;
+}
+
+/** Conditions a math adds to the event scope (events without the counted group or session do not count). */
+export function mathConditions(math: SeriesMath): string[] {
+  if (math.kind === 'unique_group') return [`e.\`$group_${math.groupTypeIndex}\` != ''`];
+  if (math.kind === 'count_per_actor' && math.groupTypeIndex !== null) return [`e.\`$group_${math.groupTypeIndex}\` != ''`];
+  if (math.kind === 'unique_session') return [`e.\`$session_id\` != ''`];
+  return [];
+}
+
+/** The one-level aggregate of maths that need no inner grouping. */
+export function simpleAggregate(math: SeriesMath, source: EventSource, params: SqlParams): string {
+  switch (math.kind) {
+    case 'dau':
+      return `count(DISTINCT ${source.personId})`;
+    case 'unique_group':
+      return `count(DISTINCT e.\`$group_${math.groupTypeIndex}\`)`;
+    case 'unique_session':
+      return `count(DISTINCT e.\`$session_id\`)`;
+    case 'property':
+      return `${aggregateFunction(math.fn)}(toFloat64OrNull(${rawPropertyValue(source.eventProperties, math.property, params)}))`;
+    default:
+      return 'count()';
+  }
+}
+
+/** True when a property math is over whole-session durations (one value per session). */
+export function isSessionDurationMath(math: SeriesMath): boolean {
+  return math.kind === 'property' && math.property === '$session_duration';
+}

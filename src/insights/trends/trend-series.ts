@@ -1,0 +1,234 @@
+import type { DateTime } from 'luxon';
+import { randomBase62 } from '../../util/random.js';
+import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../date-range.js';
+import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
+import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownPlan } from './breakdown.js';
+import { entityToJson, filterToJson, type JsonObject } from './filter-echo.js';
+import type { SeriesRow } from './series-query.js';
+
+/** Builds the legacy series items of trends.md §8 from aggregated rows. */
+
+export const OTHER_LABEL = 'Other (i.e. all remaining values)';
+export const NULL_LABEL = 'None (i.e. no value)';
+
+export interface ShapeContext {
+  projectId: number;
+  filter: InsightFilter;
+  /** The dates of this period (the previous period's when comparing). */
+  dates: DateRangeInput;
+  range: QueryDateRange;
+  /** `days` of aggregate displays. */
+  aggregateDays: string[];
+  /** Filter-level date_from, echoed by cumulative persons URLs. */
+  filterDateFrom: DateTime | null;
+  cohortNames: Map<number, string>;
+  /** False when a formula combines the series: it accumulates the combined series itself. */
+  accumulate: boolean;
+}
+
+export type SeriesItem = JsonObject & { label: string; count: number; data: number[]; labels: string[]; days: string[] };
+
+/** DRF's datetime rendering: ISO 8601 with microseconds when present and `Z` for UTC. */
+export function pythonIsoformat(at: DateTime): string {
+  const fraction = at.millisecond === 0 ? '' : at.millisecond === 999 ? '.999999' : `.${at.toFormat('SSS')}000`;
+  const offset = at.offset === 0 ? 'Z' : at.toFormat('ZZ');
+  return `${at.toFormat("yyyy-MM-dd'T'HH:mm:ss")}${fraction}${offset}`;
+}
+
+/** The end of a bucket as PostHog's persons URLs give it. */
+function bucketEnd(bucket: DateTime, interval: Interval): DateTime {
+  switch (interval) {
+    case 'month':
+      return bucket.plus({ months: 1 }).minus({ days: 1 }).startOf('day');
+    case 'week':
+      return bucket.plus({ days: 6 }).startOf('day');
+    case 'hour':
+      return bucket.plus({ hours: 1 });
+    case 'day':
+      return bucket.endOf('day');
+  }
+}
+
+function encodeParams(params: JsonObject): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === null || value === undefined) continue;
+    search.set(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  return search.toString();
+}
+
+function personsUrl(projectId: number, filterJson: JsonObject, extra: JsonObject, cacheKey: string): string {
+  return `api/projects/${projectId}/persons/trends/?${encodeParams({ ...filterJson, ...extra })}&cache_invalidation_key=${cacheKey}`;
+}
+
+function displayLabel(value: string | number, plan: BreakdownPlan, context: ShapeContext): string {
+  if (plan.kind === 'cohort') {
+    return value === ALL_USERS_COHORT ? 'all users' : (context.cohortNames.get(Number(value)) ?? String(value));
+  }
+  if (value === BREAKDOWN_OTHER) return OTHER_LABEL;
+  if (value === BREAKDOWN_NULL || value === '') return NULL_LABEL;
+  return String(value);
+}
+
+function breakdownValueOf(value: string | number, plan: BreakdownPlan): string | number {
+  return plan.kind === 'cohort' && value === ALL_USERS_COHORT ? 'all' : value;
+}
+
+/** Moving average over the bucket and the N−1 before it (fewer at the start). */
+export function smooth(data: number[], intervals: number): number[] {
+  if (intervals <= 1) return data;
+  return data.map((_, index) => {
+    const window = data.slice(Math.max(0, index - intervals + 1), index + 1);
+    return window.reduce((sum, value) => sum + value, 0) / window.length;
+  });
+}
+
+export function runningTotal(data: number[]): number[] {
+  let total = 0;
+  return data.map((value) => (total += value));
+}
+
+function sum(data: number[]): number {
+  return data.reduce((total, value) => total + value, 0);
+}
+
+function seriesData(rows: SeriesRow[], context: ShapeContext): number[] {
+  const byBucket = new Map(rows.map((row) => [row.bucket, row.value ?? 0]));
+  return context.range.buckets.map((bucket) => byBucket.get(formatDay(bucket, context.range.interval)) ?? 0);
+}
+
+function sortKey(item: SeriesItem, plan: BreakdownPlan | null): [number, string] {
+  if (plan?.kind === 'cohort' && item.breakdown_value === 'all') return [-1, ''];
+  const amount = typeof item.aggregated_value === 'number' ? item.aggregated_value : item.count;
+  return [-(amount || 0), item.label];
+}
+
+/** PostHog's order of breakdown series: total descending, then label (code-point order). */
+export function sortBreakdownItems(items: SeriesItem[], plan: BreakdownPlan): SeriesItem[] {
+  // Session durations and histogram buckets keep their value order.
+  if (plan.kind === 'session' || plan.kind === 'histogram') return items;
+  return [...items].sort((a, b) => {
+    const [amountA, labelA] = sortKey(a, plan);
+    const [amountB, labelB] = sortKey(b, plan);
+    if (amountA !== amountB) return amountA - amountB;
+    return labelA < labelB ? -1 : labelA > labelB ? 1 : 0;
+  });
+}
+
+/** Time-series items of one entity: one per breakdown value (or one without breakdown). */
+export function timeSeriesItems(
+  entity: SeriesEntity,
+  rows: SeriesRow[],
+  plan: BreakdownPlan | null,
+  context: ShapeContext,
+): SeriesItem[] {
+  const { filter, range } = context;
+  const filterJson = filterToJson(filter, context.dates);
+  const labels = range.buckets.map((bucket) => formatLabel(bucket, range.interval));
+  const days = range.buckets.map((bucket) => formatDay(bucket, range.interval));
+  const cumulative = filter.display === CUMULATIVE_DISPLAY;
+  const accumulate = cumulative && context.accumulate;
+  const cacheKey = randomBase62(8);
+
+  const build = (data: number[], breakdownValue: string | number | null): SeriesItem => {
+    const label =
+      breakdownValue === null || !plan
+        ? entity.name
+        : multipleEntitiesLabel(entity, displayLabel(breakdownValue, plan, context), filter);
+    const smoothed = plan ? data : smooth(data, filter.smoothingIntervals);
+    const item: SeriesItem = {
+      action: entityToJson(entity),
+      label,
+      count: sum(smoothed),
+      data: accumulate ? runningTotal(smoothed) : smoothed,
+      labels,
+      days,
+    };
+    if (breakdownValue !== null && plan) item.breakdown_value = breakdownValueOf(breakdownValue, plan);
+    item.persons_urls = range.buckets.map((bucket) => {
+      const extra: JsonObject = {
+        entity_id: entity.id,
+        entity_type: entity.type,
+        entity_math: entity.mathName,
+        date_from: pythonIsoformat(cumulative && context.filterDateFrom ? context.filterDateFrom : bucket),
+        date_to: pythonIsoformat(bucketEnd(bucket, range.interval)),
+      };
+      if (breakdownValue !== null && plan) {
+        extra.breakdown_value = item.breakdown_value;
+        extra.breakdown_type = filter.breakdown?.rawType ?? 'event';
+      } else extra.entity_order = entity.order;
+      return { filter: extra, url: personsUrl(context.projectId, filterJson, extra, cacheKey) };
+    });
+    item.filter = filterJson;
+    return item;
+  };
+
+  if (!plan) return [build(seriesData(rows, context), null)];
+  const items = plan.values.map((value) =>
+    build(
+      seriesData(
+        rows.filter((row) => String(row.breakdown_value) === String(value)),
+        context,
+      ),
+      value,
+    ),
+  );
+  return sortBreakdownItems(items, plan);
+}
+
+function multipleEntitiesLabel(entity: SeriesEntity, label: string, filter: InsightFilter): string {
+  return filter.entities.length > 1 ? `${entity.name} - ${label}` : label;
+}
+
+/** Aggregate-display items of one entity: `aggregated_value` instead of data. */
+export function aggregateItems(
+  entity: SeriesEntity,
+  rows: SeriesRow[],
+  plan: BreakdownPlan | null,
+  context: ShapeContext,
+): SeriesItem[] {
+  const { filter } = context;
+  const filterJson = filterToJson(filter, context.dates);
+  const cacheKey = randomBase62(8);
+  const build = (value: number | null, breakdownValue: string | number | null): SeriesItem => {
+    const extra: JsonObject = { entity_id: entity.id, entity_type: entity.type, entity_math: entity.mathName };
+    const item: SeriesItem = {
+      action: entityToJson(entity),
+      label:
+        breakdownValue === null || !plan
+          ? entity.name
+          : multipleEntitiesLabel(entity, displayLabel(breakdownValue, plan, context), filter),
+      count: 0,
+      data: [],
+      labels: [],
+      days: context.aggregateDays,
+      aggregated_value: value,
+    };
+    if (breakdownValue !== null && plan) {
+      item.breakdown_value = breakdownValueOf(breakdownValue, plan);
+      extra.breakdown_value = item.breakdown_value;
+      extra.breakdown_type = filter.breakdown?.rawType ?? 'event';
+    } else extra.entity_order = entity.order;
+    item.filter = filterJson;
+    item.persons = { filter: extra, url: personsUrl(context.projectId, filterJson, extra, cacheKey) };
+    return item;
+  };
+  if (!plan) return [build(rows[0]?.value ?? 0, null)];
+  // Unlike time series, values without events get no item.
+  const byValue = new Map(rows.map((row) => [String(row.breakdown_value), row.value]));
+  const items = plan.values
+    .filter((value) => byValue.has(String(value)))
+    .map((value) => build(byValue.get(String(value)) ?? null, value));
+  return sortBreakdownItems(items, plan);
+}
+
+/** Compare items: the axis becomes `day 0`, `day 1`… and each item says which period it shows. */
+export function markComparison<T extends { labels: string[] }>(items: T[], interval: Interval, period: 'current' | 'previous'): T[] {
+  return items.map((item) => ({
+    ...item,
+    labels: item.labels.map((_, index) => `${interval} ${index}`),
+    compare: true,
+    compare_label: period,
+  }));
+}

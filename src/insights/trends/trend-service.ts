@@ -1,0 +1,172 @@
+import { DateTime } from 'luxon';
+import type { Project } from '../../projects/project.js';
+import type { Warehouse } from '../../storage/warehouse/warehouse.js';
+import {
+  aggregateDays,
+  filterDates,
+  needsEarliestEvent,
+  previousPeriod,
+  resolveDateRange,
+  type DateRangeInput,
+  type ProjectClock,
+} from '../date-range.js';
+import { EventSource } from '../event-source.js';
+import {
+  combineAnd,
+  effectiveBreakdown,
+  isTimeSeries,
+  parseProperties,
+  CUMULATIVE_DISPLAY,
+  type InsightFilter,
+  type SeriesEntity,
+} from '../filter-model.js';
+import { noActions, noCohorts } from '../resolvers.js';
+import { SqlParams } from '../sql-params.js';
+import { planBreakdown, ALL_USERS_COHORT } from './breakdown.js';
+import { formulaItems } from './formula-series.js';
+import { querySeries } from './series-query.js';
+import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
+import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
+import { parseFormula } from './formula.js';
+
+/** Where a period's items come from: the series of each entity, before any formula. */
+export interface EntityResult {
+  entity: SeriesEntity;
+  items: SeriesItem[];
+}
+
+export interface TrendOptions {
+  /** Defaults to the current time; tests pin it. */
+  now?: DateTime;
+}
+
+/**
+ * Runs the legacy trend insight: one aggregate warehouse query per series and period (plus the
+ * breakdown-value query), then shapes PostHog's response items. Compare runs everything again
+ * for the previous period; formulas combine the series of a period.
+ */
+export class TrendService {
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly resolvers: InsightResolvers = { cohorts: noCohorts, actions: noActions },
+  ) {}
+
+  async run(project: Project, filter: InsightFilter, options: TrendOptions = {}): Promise<SeriesItem[]> {
+    if (filter.entities.length === 0) return [];
+    const formula = filter.formula === null ? null : parseFormula(filter.formula, filter.entities.length);
+    const clock: ProjectClock = {
+      timezone: project.timezone,
+      weekStartDay: project.weekStartDay ?? 0,
+      now: options.now ?? DateTime.now(),
+    };
+    let entities: SeriesEntity[];
+    try {
+      entities = await this.withActionNames(project, filter.entities);
+    } catch (error) {
+      if (error instanceof UnknownAction) return [];
+      throw error;
+    }
+    const named: InsightFilter = { ...filter, entities };
+    const cohortNames = await this.cohortNames(named);
+
+    const runPeriod = (dates: DateRangeInput) =>
+      this.runPeriod(project, named, dates, clock, { cohortNames, accumulate: formula === null });
+    if (formula) {
+      const current = await runPeriod(named.dates);
+      const currentItems = formulaItems(formula, named, current.results, cohortNames);
+      if (!named.compare) return currentItems;
+      const previous = await runPeriod(previousPeriod(named.dates, clock));
+      return [
+        ...markComparison(currentItems, named.dates.interval, 'current'),
+        ...markComparison(formulaItems(formula, named, previous.results, cohortNames), named.dates.interval, 'previous'),
+      ];
+    }
+    const current = await runPeriod(named.dates);
+    if (!named.compare) return current.results.flatMap((result) => result.items);
+    const previous = await runPeriod(previousPeriod(named.dates, clock));
+    return current.results.flatMap((result, index) => [
+      ...markComparison(result.items, named.dates.interval, 'current'),
+      ...markComparison(previous.results[index]?.items ?? [], named.dates.interval, 'previous'),
+    ]);
+  }
+
+  /** PostHog shows an action series under the action's current name; an unknown action empties the result. */
+  private async withActionNames(project: Project, entities: SeriesEntity[]): Promise<SeriesEntity[]> {
+    const named: SeriesEntity[] = [];
+    for (const entity of entities) {
+      if (entity.type !== 'actions') {
+        named.push(entity);
+        continue;
+      }
+      const params = new SqlParams({ team_id: project.id });
+      const action = await this.resolvers.actions.resolve(Number(entity.id), new EventSource(params, { from: '', to: '' }), params);
+      if (!action) throw new UnknownAction(Number(entity.id));
+      named.push({ ...entity, name: action.name });
+    }
+    return named;
+  }
+
+  private async cohortNames(filter: InsightFilter): Promise<Map<number, string>> {
+    const names = new Map<number, string>();
+    const breakdown = effectiveBreakdown(filter);
+    if (breakdown?.type !== 'cohort') return names;
+    for (const cohort of breakdown.cohorts) {
+      if (cohort !== 'all' && cohort !== ALL_USERS_COHORT) names.set(cohort, await this.resolvers.cohorts.cohortName(cohort));
+    }
+    return names;
+  }
+
+  private async earliestEvent(project: Project): Promise<DateTime | null> {
+    const [row] = await this.warehouse.query<{ earliest: string | null }>(
+      `SELECT if(count() = 0, NULL, toString(min(timestamp))) AS earliest FROM events
+       WHERE team_id = {team_id:Int64} AND timestamp >= toDateTime64('2015-01-01 00:00:00', 6, 'UTC')`,
+      { team_id: project.id },
+    );
+    return row?.earliest ? DateTime.fromSQL(row.earliest, { zone: 'UTC' }) : null;
+  }
+
+  private async runPeriod(
+    project: Project,
+    filter: InsightFilter,
+    dates: DateRangeInput,
+    clock: ProjectClock,
+    shaping: Pick<ShapeContext, 'cohortNames' | 'accumulate'>,
+  ): Promise<{ results: EntityResult[] }> {
+    const earliest = needsEarliestEvent(dates) ? await this.earliestEvent(project) : null;
+    const range = resolveDateRange(dates, clock, earliest);
+    const timeSeries = isTimeSeries(filter);
+    const context: ShapeContext = {
+      projectId: project.id,
+      filter,
+      dates,
+      range,
+      aggregateDays: timeSeries ? [] : aggregateDays(dates, clock),
+      filterDateFrom: filterDates(dates, clock).from,
+      ...shaping,
+    };
+    const testAccounts = filter.filterTestAccounts ? parseProperties(project.testAccountFilters) : combineAnd();
+    const breakdown = effectiveBreakdown(filter);
+    const results: EntityResult[] = [];
+    for (const entity of filter.entities) {
+      const series: SeriesDefinition = {
+        teamId: project.id,
+        timezone: project.timezone,
+        entity,
+        properties: combineAnd(filter.properties, testAccounts, entity.properties),
+        resolvers: this.resolvers,
+      };
+      const plan = breakdown ? await planBreakdown(breakdown, series, range, filter.offset, this.warehouse) : null;
+      if (breakdown && !plan) {
+        results.push({ entity, items: [] });
+        continue;
+      }
+      const rows = await querySeries(
+        { series, range, timeSeries, firstSeenOnly: filter.display === CUMULATIVE_DISPLAY, breakdown: plan },
+        this.warehouse,
+      );
+      const items = timeSeries ? timeSeriesItems(entity, rows, plan, context) : aggregateItems(entity, rows, plan, context);
+      results.push({ entity, items });
+    }
+    return { results };
+  }
+}
