@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { describeBootstrap } from './bootstrap.js';
+import { JobScheduler } from './jobs/scheduler.js';
 import { openStores, type OpenStores } from './stores.js';
 
 export interface RunningServer {
@@ -26,10 +27,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   console.log(`Tally is listening on ${url}`);
+  const scheduler = new JobScheduler(stores.context, config.deletionSchedule, app.log);
   return {
     app,
     url,
     async stop() {
+      await scheduler.stop();
       await app.close();
       await stores.close();
     },

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { eventDeletionJob } from './event-deletion-job.js';
 
 /** A kind of queued background work, run by the schedule and by `tally jobs run`. */
 export interface Job {
@@ -7,8 +8,7 @@ export interface Job {
   runQueued(context: AppContext): Promise<number>;
 }
 
-/** The registered jobs; the persons issue adds event deletion. */
-export const JOBS: Job[] = [];
+export const JOBS: Job[] = [eventDeletionJob];
 
 export async function runQueuedJobs(context: AppContext): Promise<{ name: string; tasks: number }[]> {
   const results = [];

@@ -2,7 +2,11 @@ import type { Selectable } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { PersonTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
+import type { PersonKey } from './person-id.js';
 import type { PersonRecord } from './person.js';
+
+/** Person ids are 32-bit serials on PostgreSQL; a larger number names no person (and must not reach SQL). */
+const MAX_PERSON_ID = 2_147_483_647;
 
 /** Rows per multi-row statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;
@@ -64,6 +68,13 @@ export class PersonRepository {
   async findByUuid(db: CatalogDb, teamId: number, uuid: string): Promise<PersonRecord | undefined> {
     const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
     return row && toPersonRecord(row);
+  }
+
+  /** The person a path names (integer id or UUID) in this project. */
+  async findByKey(db: CatalogDb, teamId: number, key: PersonKey): Promise<PersonRecord | undefined> {
+    if (key.kind === 'uuid') return this.findByUuid(db, teamId, key.uuid);
+    if (key.id > MAX_PERSON_ID) return undefined;
+    return this.findById(db, teamId, key.id);
   }
 
   /** The UUIDs among these that a person already has (any project: UUIDs are unique). */
@@ -178,6 +189,18 @@ export class PersonRepository {
       moved.map((distinctId) => ({ teamId: Number(teamRow.team_id), distinctId, personId: toPersonId })),
     );
     return moved;
+  }
+
+  /** Re-links distinct ids of a project to another person (a split); they keep their link rows. */
+  async relinkDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[], toPersonId: number): Promise<void> {
+    for (const part of chunks(distinctIds)) {
+      await db
+        .updateTable('person_distinct_ids')
+        .set({ person_id: toPersonId })
+        .where('team_id', '=', teamId)
+        .where('distinct_id', 'in', part)
+        .execute();
+    }
   }
 
   async removeDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]): Promise<void> {

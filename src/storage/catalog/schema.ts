@@ -124,6 +124,33 @@ export interface WarehouseOutboxTable {
   row: string;
 }
 
+export interface ActivityLogTable {
+  id: Generated<number>;
+  uuid: string;
+  team_id: number;
+  /** What kind of item: `Person`, … */
+  scope: string;
+  item_id: string;
+  activity: string;
+  user_id: number | null;
+  /** JSON: `{changes, trigger, type, name, short_id}` */
+  detail: string;
+  created_at: string;
+}
+
+export interface EventDeletionTaskTable {
+  id: Generated<number>;
+  team_id: number;
+  person_uuid: string;
+  /** JSON array of the person's distinct ids when it was deleted. */
+  distinct_ids: string;
+  created_at: string;
+  created_by_id: number | null;
+  delete_verified_at: string | null;
+  attempts: number;
+  last_error: string | null;
+}
+
 export interface CatalogSchema {
   organizations: OrganizationTable;
   users: UserTable;
@@ -137,4 +164,6 @@ export interface CatalogSchema {
   property_definitions: PropertyDefinitionTable;
   event_properties: EventPropertyTable;
   warehouse_outbox: WarehouseOutboxTable;
+  activity_log: ActivityLogTable;
+  event_deletion_tasks: EventDeletionTaskTable;
 }

@@ -1,0 +1,44 @@
+import { Cron } from 'croner';
+import type { AppContext } from '../context.js';
+import { runQueuedJobs } from './jobs.js';
+
+export interface SchedulerLog {
+  info(message: string): void;
+  error(payload: object, message: string): void;
+}
+
+/**
+ * Runs the queued jobs on a cron schedule (UTC), the same code path as `tally jobs run`. A run
+ * never overlaps the previous one; a failed run is logged and its tasks wait for the next.
+ */
+export class JobScheduler {
+  private readonly cron: Cron;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly context: AppContext,
+    schedule: string,
+    private readonly log: SchedulerLog,
+  ) {
+    this.cron = new Cron(schedule, { timezone: 'UTC', protect: true }, () => {
+      this.running = this.runOnce();
+      return this.running;
+    });
+  }
+
+  private async runOnce(): Promise<void> {
+    try {
+      for (const result of await runQueuedJobs(this.context)) {
+        if (result.tasks > 0) this.log.info(`${result.name}: ${result.tasks} tasks ran`);
+      }
+    } catch (error) {
+      this.log.error({ err: error }, 'scheduled jobs failed');
+    }
+  }
+
+  /** Stops scheduling and waits for a run in progress, so the stores can close under it safely. */
+  async stop(): Promise<void> {
+    this.cron.stop();
+    await this.running;
+  }
+}

@@ -1,0 +1,36 @@
+import { NotFound, RequiredFieldError } from '../errors.js';
+import type { Project } from '../projects/project.js';
+import type { CatalogDb } from '../storage/catalog/catalog.js';
+import { parsePersonKey, type PersonKey } from './person-id.js';
+import type { PersonRepository } from './person-repository.js';
+import { serializePerson, type ApiPerson } from './person-serializer.js';
+import type { PersonRecord } from './person.js';
+
+/** Reads of single persons, from the catalog (the source of truth). */
+export class PersonService {
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly persons: PersonRepository,
+  ) {}
+
+  async find(project: Project, key: PersonKey): Promise<PersonRecord> {
+    const person = await this.persons.findByKey(this.db, project.id, key);
+    if (!person) throw new NotFound();
+    return person;
+  }
+
+  async retrieve(project: Project, key: PersonKey): Promise<ApiPerson> {
+    const person = await this.find(project, key);
+    return serializePerson({ ...person, distinctIds: await this.persons.distinctIdsOf(this.db, person.id) }, project);
+  }
+
+  /**
+   * The cohorts `person_id` belongs to. Cohorts do not exist yet in Tally, so an existing person
+   * belongs to none; the person is still checked, as PostHog does.
+   */
+  async cohortsOf(project: Project, personIdParam: string | undefined): Promise<{ results: never[] }> {
+    if (personIdParam === undefined || personIdParam === '') throw new RequiredFieldError('person_id');
+    await this.find(project, parsePersonKey(personIdParam));
+    return { results: [] };
+  }
+}
