@@ -264,15 +264,16 @@ export function resolveDateRange(
   const { interval, explicitDate } = input;
 
   let from: DateTime;
+  let parsedFrom: ParsedDate | null = null;
   if (input.dateFrom === 'all') {
     from = (earliestEvent ?? now.minus({ weeks: 1 })).setZone(zone);
   } else if (input.dateFrom !== null) {
-    const parsed = parseOrReject(input.dateFrom, 'date_from', clock);
-    from = parsed.at;
-    if (!explicitDate) from = interval === 'hour' || subtractsHours(parsed) ? from.startOf('hour') : from.startOf('day');
+    parsedFrom = parseOrReject(input.dateFrom, 'date_from', clock);
+    from = parsedFrom.at;
   } else {
     from = wallClockMinus(now.startOf('day'), { days: 7 });
   }
+  if (!explicitDate) from = interval === 'hour' || subtractsHours(parsedFrom) ? from.startOf('hour') : from.startOf('day');
 
   let to: DateTime;
   if (input.dateTo === null && interval === 'hour') {

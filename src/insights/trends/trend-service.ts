@@ -52,13 +52,15 @@ export class TrendService {
   ) {}
 
   async run(project: Project, filter: InsightFilter, options: TrendOptions = {}): Promise<SeriesItem[]> {
-    if (filter.entities.length === 0) return [];
-    const formula = filter.formula === null ? null : parseFormula(filter.formula, filter.entities.length);
     const clock: ProjectClock = {
       timezone: project.timezone,
       weekStartDay: project.weekStartDay ?? 0,
       now: options.now ?? DateTime.now(),
     };
+    // Bad dates are a 400 even when there is nothing to count.
+    filterDates(filter.dates, clock);
+    if (filter.entities.length === 0) return [];
+    const formula = filter.formula === null ? null : parseFormula(filter.formula, filter.entities.length);
     let entities: SeriesEntity[];
     try {
       entities = await this.withActionNames(project, filter.entities);
