@@ -5,6 +5,7 @@ import type { ProjectRepository } from '../projects/project-repository.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxRelay } from '../storage/warehouse/outbox.js';
+import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
 import { InvalidApiKey } from './capture-errors.js';
 import { parseCapture } from './event-parser.js';
@@ -24,6 +25,15 @@ export interface CaptureRequest extends RawCaptureRequest {
 
 const EPOCH = '1970-01-01 00:00:00.000000';
 
+/** One request's events on their way through the catalog stage, and what that stage produced. */
+interface IngestionJob {
+  teamId: number;
+  events: NormalizedEvent[];
+  now: number;
+  rows: EventRow[];
+  recordable: RecordableEvent[];
+}
+
 /**
  * Ingestion end to end: decode, validate, person processing in one catalog transaction (with
  * its outbox), replicas in step, events durable, definitions recorded — all before the
@@ -33,6 +43,8 @@ export class CaptureService {
   private readonly persons = new PersonRepository();
   private readonly projectsByToken = new Map<string, Project>();
   private readonly projectsWithEvents = new Set<number>();
+  private queued: IngestionJob[] = [];
+  private readonly catalogStage = new CoalescingRunner(() => this.processQueued());
 
   constructor(
     private readonly catalog: Catalog,
@@ -59,10 +71,11 @@ export class CaptureService {
       .filter((event): event is NormalizedEvent => event !== null);
     if (events.length === 0) return;
 
-    const { rows, recordable } = await this.personWriteLock.run(() => this.processPersons(project.id, events, request.now));
-    await this.relay.flush();
-    await this.writer.write(rows);
-    await this.definitions.record(project.id, recordable);
+    const job: IngestionJob = { teamId: project.id, events, now: request.now, rows: [], recordable: [] };
+    this.queued.push(job);
+    await this.catalogStage.run();
+    await Promise.all([this.relay.flush(), this.writer.write(job.rows)]);
+    await this.definitions.record(project.id, job.recordable);
     if (!this.projectsWithEvents.has(project.id)) {
       await this.projects.markIngestedEvent(project.id);
       this.projectsWithEvents.add(project.id);
@@ -79,53 +92,66 @@ export class CaptureService {
     return project;
   }
 
-  private async processPersons(teamId: number, events: NormalizedEvent[], now: number) {
-    const createdAt = epochMsToClickhouse(now);
-    try {
-      return await this.catalog.db.transaction().execute(async (trx) => {
-        const batch = new PersonBatch(trx, teamId, this.persons);
-        await batch.preload(events.flatMap((event) => [event.distinctId, ...mergeIds(event)]));
-        const personProcessor = new PersonProcessor(batch, teamId);
-        const groupProcessor = new GroupProcessor(trx, teamId, this.groupTypes);
-        const rows: EventRow[] = [];
-        const recordable: RecordableEvent[] = [];
-        for (const event of events) {
-          const groups = await groupProcessor.process(event);
-          const person = await personProcessor.process(event);
-          rows.push({
-            uuid: event.uuid,
-            team_id: teamId,
-            event: event.event,
-            distinct_id: event.distinctId,
-            properties: JSON.stringify(event.properties),
-            timestamp: epochMsToClickhouse(event.time),
-            created_at: createdAt,
-            elements_chain: event.elementsChain,
-            person_id: person.personId,
-            person_properties: JSON.stringify(person.personProperties),
-            person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
-            person_mode: person.personMode,
-            $group_0: groups[0],
-            $group_1: groups[1],
-            $group_2: groups[2],
-            $group_3: groups[3],
-            $group_4: groups[4],
-            $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
-          });
-          recordable.push({
-            event: event.event,
-            properties: event.properties,
-            groupTypeIndex: await this.groupTypeIndexOf(trx, teamId, event),
-          });
-        }
-        await batch.flush();
-        await appendToOutbox(trx, groupProcessor.outbox);
-        return { rows, recordable };
-      });
-    } catch (error) {
-      this.groupTypes.forget(teamId);
-      throw error;
+  /**
+   * Person processing for every request queued since the last pass, in arrival order, in one
+   * catalog transaction: one commit (one fsync) serves all of them — group commit for the
+   * catalog, as the event writer does for the warehouse.
+   */
+  private async processQueued(): Promise<void> {
+    const jobs = this.queued.splice(0);
+    if (jobs.length === 0) return;
+    const teams = [...new Set(jobs.map((job) => job.teamId))];
+    await this.personWriteLock.run(async () => {
+      try {
+        await this.catalog.db.transaction().execute(async (trx) => {
+          for (const teamId of teams) await this.processTeam(trx, teamId, jobs.filter((job) => job.teamId === teamId));
+        });
+      } catch (error) {
+        for (const teamId of teams) this.groupTypes.forget(teamId);
+        throw error;
+      }
+    });
+  }
+
+  private async processTeam(trx: Catalog['db'], teamId: number, jobs: IngestionJob[]): Promise<void> {
+    const batch = new PersonBatch(trx, teamId, this.persons);
+    await batch.preload(jobs.flatMap((job) => job.events.flatMap((event) => [event.distinctId, ...mergeIds(event)])));
+    const personProcessor = new PersonProcessor(batch, teamId);
+    const groupProcessor = new GroupProcessor(trx, teamId, this.groupTypes);
+    for (const job of jobs) {
+      const createdAt = epochMsToClickhouse(job.now);
+      for (const event of job.events) {
+        const groups = await groupProcessor.process(event);
+        const person = await personProcessor.process(event);
+        job.rows.push({
+          uuid: event.uuid,
+          team_id: teamId,
+          event: event.event,
+          distinct_id: event.distinctId,
+          properties: JSON.stringify(event.properties),
+          timestamp: epochMsToClickhouse(event.time),
+          created_at: createdAt,
+          elements_chain: event.elementsChain,
+          person_id: person.personId,
+          person_properties: JSON.stringify(person.personProperties),
+          person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
+          person_mode: person.personMode,
+          $group_0: groups[0],
+          $group_1: groups[1],
+          $group_2: groups[2],
+          $group_3: groups[3],
+          $group_4: groups[4],
+          $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
+        });
+        job.recordable.push({
+          event: event.event,
+          properties: event.properties,
+          groupTypeIndex: await this.groupTypeIndexOf(trx, teamId, event),
+        });
+      }
     }
+    await batch.flush();
+    await appendToOutbox(trx, groupProcessor.outbox);
   }
 
   private async groupTypeIndexOf(db: Catalog['db'], teamId: number, event: NormalizedEvent): Promise<number | undefined> {

@@ -39,6 +39,11 @@ export class TallyServer {
     readonly env: Record<string, string> = {},
   ) {}
 
+  /** The server process id, for memory readings. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   static async start(env: Record<string, string> = {}, dataDir?: string): Promise<TallyServer> {
     const server = new TallyServer(dataDir ?? tempDataDir(), env);
     await server.start();

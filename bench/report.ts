@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Measurement {
+  suite: string;
+  name: string;
+  unit: string;
+  /** Tally's figure (median for latencies). */
+  value: number;
+  p95?: number;
+  /** The raw engine doing the same work in the same run. */
+  raw?: number;
+  /** value / raw for latencies, raw / value never: the ratio always reads "Tally ÷ raw". */
+  ratio?: number;
+  note?: string;
+}
+
+const round = (value: number | undefined, digits = 2) =>
+  value === undefined ? '' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
+
+export function printTable(measurements: readonly Measurement[]): string {
+  const header = ['suite', 'measurement', 'unit', 'tally (median)', 'p95', 'raw', 'ratio', 'note'];
+  const rows = measurements.map((m) => [m.suite, m.name, m.unit, round(m.value), round(m.p95), round(m.raw), round(m.ratio), m.note ?? '']);
+  const lines = [header, ...rows].map((cells) => `| ${cells.join(' | ')} |`);
+  lines.splice(1, 0, `|${header.map(() => '---').join('|')}|`);
+  return lines.join('\n');
+}
+
+/** Writes the run to bench/results/<timestamp>.{json,md} (git-ignored) and returns the Markdown. */
+export function writeResults(measurements: readonly Measurement[]): string {
+  const directory = path.resolve('bench/results');
+  fs.mkdirSync(directory, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GB, ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
+  const markdown = `# Tally benchmark, ${new Date().toISOString()}\n\nMachine: ${machine}\n\n${printTable(measurements)}\n`;
+  fs.writeFileSync(path.join(directory, `${stamp}.json`), JSON.stringify({ machine, at: new Date().toISOString(), measurements }, null, 2));
+  fs.writeFileSync(path.join(directory, `${stamp}.md`), markdown);
+  return markdown;
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import { v5 as uuidv5 } from 'uuid';
+import type { EventRow } from '../../src/capture/event-writer.js';
+import { loadConfig } from '../../src/config.js';
+import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
+import { epochMsToClickhouse } from '../../src/storage/warehouse/datetime.js';
+import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import { openStores } from '../../src/stores.js';
+import { PERSON_UUID_NAMESPACE } from '../../src/persons/person.js';
+import { TallyServer, tempDataDir } from '../../test/support/tally.js';
+import { generateEvents, type GeneratedEvent } from '../generator.js';
+import { memoryOf } from '../memory.js';
+import { progressBar } from '../progress.js';
+import type { Measurement } from '../report.js';
+
+export interface CaptureOptions {
+  events: number;
+}
+
+const BATCH_SIZE = 100;
+const SENDERS = 4;
+const RAW_CHUNK = 100_000;
+
+function rowOf(event: GeneratedEvent, now: string): EventRow {
+  return {
+    uuid: event.uuid,
+    team_id: 1,
+    event: event.event,
+    distinct_id: event.distinct_id,
+    properties: JSON.stringify(event.properties),
+    timestamp: epochMsToClickhouse(Date.parse(event.timestamp)),
+    created_at: now,
+    elements_chain: '',
+    person_id: uuidv5(`1:${event.distinct_id}`, PERSON_UUID_NAMESPACE),
+    person_properties: '{}',
+    person_created_at: now,
+    person_mode: 'full',
+    $group_0: '',
+    $group_1: '',
+    $group_2: '',
+    $group_3: '',
+    $group_4: '',
+    $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
+  };
+}
+
+/** The physical limit: the same rows bulk-inserted into a bare chDB warehouse. */
+async function rawInsertRate(events: GeneratedEvent[]): Promise<number> {
+  const directory = tempDataDir('tally-bench-raw-');
+  const warehouse = new ChdbWarehouse(directory);
+  try {
+    await migrateWarehouse(warehouse);
+    const now = epochMsToClickhouse(Date.now());
+    const bar = progressBar('raw bulk insert', events.length);
+    const started = performance.now();
+    for (let index = 0; index < events.length; index += RAW_CHUNK) {
+      const chunk = events.slice(index, index + RAW_CHUNK).map((event) => rowOf(event, now));
+      await warehouse.insert('events', chunk);
+      bar.update(Math.min(events.length, index + RAW_CHUNK));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    bar.stop();
+    return events.length / seconds;
+  } finally {
+    await warehouse.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Capture throughput: posthog-node-shaped gzip /batch requests of 100 events, 4 concurrent
+ * senders, 100k distinct ids, 10% identify events — end to end, against a raw bulk insert.
+ */
+export async function captureSuite(options: CaptureOptions): Promise<Measurement[]> {
+  const generateBar = progressBar('generating events', options.events);
+  const events: GeneratedEvent[] = [];
+  for (const event of generateEvents({
+    events: options.events,
+    distinctIds: 100_000,
+    days: 90,
+    identifyShare: 0.1,
+    seed: 42,
+    end: new Date(),
+  })) {
+    events.push(event);
+    if (events.length % 10_000 === 0) generateBar.update(events.length);
+  }
+  generateBar.update(events.length);
+  generateBar.stop();
+
+  const server = await TallyServer.start({ LOG_LEVEL: 'error' });
+  const startupRss = memoryOf(server.pid!).rssMb;
+  const bodies: Buffer[] = [];
+  for (let index = 0; index < events.length; index += BATCH_SIZE) {
+    const batch = events.slice(index, index + BATCH_SIZE);
+    bodies.push(zlib.gzipSync(JSON.stringify({ api_key: server.projectToken, batch, sent_at: new Date().toISOString() })));
+  }
+
+  const loadBar = progressBar('capture /batch (4 senders)', events.length);
+  let next = 0;
+  let sent = 0;
+  const started = performance.now();
+  const sender = async () => {
+    for (let index = next++; index < bodies.length; index = next++) {
+      const response = await fetch(`${server.url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'user-agent': 'posthog-node/5.70.0' },
+        body: bodies[index] as RequestInit['body'],
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`capture answered ${response.status}`);
+      sent += Math.min(BATCH_SIZE, events.length - index * BATCH_SIZE);
+      loadBar.update(sent);
+    }
+  };
+  await Promise.all(Array.from({ length: SENDERS }, sender));
+  const seconds = (performance.now() - started) / 1000;
+  loadBar.stop();
+  const peak = memoryOf(server.pid!).peakMb;
+  await server.stop();
+
+  const stores = await openStores(loadConfig({ TALLY_DATA_DIR: server.dataDir, LOG_LEVEL: 'error' }));
+  const [stored] = await stores.context.warehouse.query<{ n: string }>('SELECT count() AS n FROM events');
+  await stores.close();
+  await server.dispose();
+  if (Number(stored!.n) !== events.length) throw new Error(`stored ${stored!.n} of ${events.length} events`);
+
+  const tallyRate = events.length / seconds;
+  const rawRate = await rawInsertRate(events);
+  return [
+    {
+      suite: 'capture',
+      name: `${events.length} events, /batch of 100, 4 senders`,
+      unit: 'events/s',
+      value: Math.round(tallyRate),
+      raw: Math.round(rawRate),
+      ratio: tallyRate / rawRate,
+      note: `${seconds.toFixed(1)} s end to end; raw = bulk insert of the same rows`,
+    },
+    { suite: 'capture', name: 'server RSS after start-up (empty data dir)', unit: 'MB', value: Math.round(startupRss) },
+    { suite: 'capture', name: 'server peak RSS while loading', unit: 'MB', value: Math.round(peak) },
+  ];
+}
