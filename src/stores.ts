@@ -30,11 +30,14 @@ export async function openStores(config: Config): Promise<OpenStores> {
     const context = createContext(config, catalog, warehouse);
     // Replicate whatever a crash left between a catalog commit and its warehouse copy.
     await context.relay.flush();
+    await context.relay.pruneApplied(catalog.db);
     const bootstrap = await bootstrapIfEmpty(context);
     return {
       context,
       bootstrap,
       async close() {
+        await context.relay.flush();
+        await context.relay.pruneApplied(catalog.db);
         await warehouse.close();
         await catalog.close();
         lock?.release();

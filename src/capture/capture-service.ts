@@ -104,6 +104,7 @@ export class CaptureService {
     await this.personWriteLock.run(async () => {
       try {
         await this.catalog.db.transaction().execute(async (trx) => {
+          await this.relay.pruneApplied(trx);
           for (const teamId of teams) await this.processTeam(trx, teamId, jobs.filter((job) => job.teamId === teamId));
         });
       } catch (error) {

@@ -1,4 +1,7 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.js';
+import { SQLITE_FILE } from '../../src/storage/catalog/catalog.js';
 import { openStores } from '../../src/stores.js';
 
 export interface StoredEvent {
@@ -41,6 +44,10 @@ export interface StoredData {
  * the server uses. Until the persons and trends APIs exist, capture tests verify storage here.
  */
 export async function readStoredData(dataDir: string, teamId = 1): Promise<StoredData> {
+  // Counted before opening the stores, whose start-up would replay and prune the outbox.
+  const sqlite = new Database(path.join(dataDir, SQLITE_FILE), { readonly: true });
+  const outboxBacklog = Number((sqlite.prepare('SELECT count(*) AS n FROM warehouse_outbox').get() as { n: number }).n);
+  sqlite.close();
   const stores = await openStores(loadConfig({ TALLY_DATA_DIR: dataDir }));
   try {
     const { catalog, warehouse } = stores.context;
@@ -81,7 +88,6 @@ export async function readStoredData(dataDir: string, teamId = 1): Promise<Store
     );
     const groupRows = await catalog.db.selectFrom('groups').selectAll().where('team_id', '=', teamId).execute();
     const typeRows = await catalog.db.selectFrom('group_type_mappings').selectAll().where('team_id', '=', teamId).execute();
-    const outbox = await catalog.db.selectFrom('warehouse_outbox').select('id').execute();
     return {
       events,
       persons,
@@ -95,7 +101,7 @@ export async function readStoredData(dataDir: string, teamId = 1): Promise<Store
         properties: JSON.parse(row.properties),
       })),
       groupTypes: Object.fromEntries(typeRows.map((row) => [row.group_type, Number(row.group_type_index)])),
-      outboxBacklog: outbox.length,
+      outboxBacklog,
     };
   } finally {
     await stores.close();

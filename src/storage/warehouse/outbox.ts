@@ -21,13 +21,20 @@ export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntr
   }
 }
 
+/** Applied rows left in the outbox before the relay prunes them itself. */
+const PRUNE_THRESHOLD = 5000;
+
 /**
  * Applies outbox rows to the warehouse replicas, oldest first, stamping each with its outbox id
- * as the version, then removes them. Writers await `flush()` after committing, so the
- * warehouse is in step before they answer; start-up calls it to replay what a crash left.
+ * as the version. Writers await `flush()` after committing, so the warehouse is in step before
+ * they answer; start-up calls it to replay what a crash left. Applied rows are removed later,
+ * preferably inside a writer's own transaction (`pruneApplied`), so relaying costs no extra
+ * catalog commit; re-applying a row after a crash is harmless because its version is the same.
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
+  private appliedThrough = 0;
+  private prunedThrough = 0;
 
   constructor(
     private readonly db: CatalogDb,
@@ -40,19 +47,34 @@ export class OutboxRelay {
     return this.runner.run();
   }
 
+  /** Deletes the rows already applied, in the caller's transaction. */
+  async pruneApplied(db: CatalogDb): Promise<void> {
+    const through = this.appliedThrough;
+    if (through <= this.prunedThrough) return;
+    await db.deleteFrom('warehouse_outbox').where('id', '<=', through).execute();
+    this.prunedThrough = through;
+  }
+
   private async drain(): Promise<void> {
     for (;;) {
-      const rows = await this.db.selectFrom('warehouse_outbox').selectAll().orderBy('id').limit(RELAY_CHUNK).execute();
-      if (rows.length === 0) return;
-      const byTarget = new Map<string, Record<string, unknown>[]>();
-      for (const row of rows) {
-        const list = byTarget.get(row.target) ?? [];
-        list.push({ ...(JSON.parse(row.row) as Record<string, unknown>), version: Number(row.id) });
-        byTarget.set(row.target, list);
+      const rows = await this.db
+        .selectFrom('warehouse_outbox')
+        .selectAll()
+        .where('id', '>', this.appliedThrough)
+        .orderBy('id')
+        .limit(RELAY_CHUNK)
+        .execute();
+      if (rows.length > 0) {
+        const byTarget = new Map<string, Record<string, unknown>[]>();
+        for (const row of rows) {
+          const list = byTarget.get(row.target) ?? [];
+          list.push({ ...(JSON.parse(row.row) as Record<string, unknown>), version: Number(row.id) });
+          byTarget.set(row.target, list);
+        }
+        for (const [target, replicaRows] of byTarget) await this.warehouse.insert(target, replicaRows);
+        this.appliedThrough = Number(rows[rows.length - 1]!.id);
       }
-      for (const [target, replicaRows] of byTarget) await this.warehouse.insert(target, replicaRows);
-      const lastId = Number(rows[rows.length - 1]!.id);
-      await this.db.deleteFrom('warehouse_outbox').where('id', '<=', lastId).execute();
+      if (this.appliedThrough - this.prunedThrough >= PRUNE_THRESHOLD) await this.pruneApplied(this.db);
       if (rows.length < RELAY_CHUNK) return;
     }
   }
