@@ -6,6 +6,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { captureRoutes } from './http/routes/capture.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
+import { personRoutes } from './http/routes/persons.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { trendRoutes } from './http/routes/trends.js';
 import { propertyDefinitionRoutes } from './http/routes/property-definitions.js';
@@ -46,6 +47,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
     await projectRoutes(api, context);
     await trendRoutes(api, context);
+    await personRoutes(api, context);
     await eventDefinitionRoutes(api, context);
     await propertyDefinitionRoutes(api, context);
   });

@@ -18,6 +18,7 @@ import { ProjectService } from './projects/project-service.js';
 import type { Catalog } from './storage/catalog/catalog.js';
 import type { Warehouse } from './storage/warehouse/warehouse.js';
 import { TrendService } from './insights/trends/trend-service.js';
+import { createPersonsApi, type PersonsApi } from './persons/persons-api.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -39,6 +40,7 @@ export interface AppContext {
   personWriteLock: Mutex;
   capture: CaptureService;
   trends: TrendService;
+  persons: PersonsApi;
 }
 
 export function createContext(config: Config, catalog: Catalog, warehouse: Warehouse): AppContext {
@@ -77,5 +79,6 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
     personWriteLock,
     capture,
     trends: new TrendService(warehouse),
+    persons: createPersonsApi(catalog, warehouse, relay, personWriteLock),
   };
 }

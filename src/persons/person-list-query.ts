@@ -1,0 +1,129 @@
+import type { PropertyFilter, PropertyGroup } from '../insights/filter-model.js';
+import { compilePropertyFilters } from '../insights/property-filters.js';
+import type { CohortSqlResolver } from '../insights/resolvers.js';
+import { SqlParams } from '../insights/sql-params.js';
+import { PersonRowColumns } from './person-columns.js';
+import { isUuid } from './person-id.js';
+import { emailFilter, type PersonListFilter } from './person-list-filter.js';
+
+/**
+ * ClickHouse SQL of the person list, on the warehouse replicas. The current row of each person
+ * is aggregated with only the columns the filters read (properties are the heavy part), the page
+ * is sorted newest first on that lean set, and only the page's persons are then read in full.
+ */
+
+function onlyFilter(filter: PropertyFilter): PropertyGroup {
+  return { kind: 'group', type: 'AND', values: [filter] };
+}
+
+/** UUIDs of the persons that currently own a distinct id. */
+function ownerOf(distinctId: string, params: SqlParams): string {
+  return `SELECT argMax(person_id, version) FROM person_distinct_ids
+    WHERE team_id = {team_id:Int64} AND distinct_id = ${params.add(distinctId, 'String')}
+    GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0`;
+}
+
+export interface ListedPersonKey {
+  /** The person UUID. */
+  person_uuid: string;
+  /** The integer id; a string, as 64-bit integers come back from the warehouse. */
+  person_number: string;
+  /** DateTime64 text, `2024-01-02 03:04:05.123456`. */
+  created_text: string;
+}
+
+/** Where a keyset chunk starts: after this person in list order. */
+export interface ListCursor {
+  createdText: string;
+  personNumber: string;
+}
+
+export class PersonListSql {
+  private constructor(
+    private readonly params: SqlParams,
+    private readonly prefilter: string,
+    private readonly condition: string,
+    private readonly withProperties: boolean,
+  ) {}
+
+  static async build(teamId: number, filter: PersonListFilter, cohorts: CohortSqlResolver): Promise<PersonListSql> {
+    const params = new SqlParams({ team_id: teamId });
+    const columns = new PersonRowColumns();
+    const context = { columns, params, cohorts };
+    const conditions = [await compilePropertyFilters(filter.properties, context)];
+    if (filter.email !== null) conditions.push(await compilePropertyFilters(onlyFilter(emailFilter('exact', filter.email)), context));
+    if (filter.search !== null) {
+      const matches = [
+        await compilePropertyFilters(onlyFilter(emailFilter('icontains', filter.search)), context),
+        `person.id IN (${ownerOf(filter.search, params)})`,
+      ];
+      if (isUuid(filter.search)) matches.push(`person.id = ${params.add(filter.search.toLowerCase(), 'UUID')}`);
+      conditions.push(matches.map((match) => `(${match})`).join(' OR '));
+    }
+    const prefilter = filter.distinctId === null ? '' : `AND id IN (${ownerOf(filter.distinctId, params)})`;
+    return new PersonListSql(params, prefilter, conditions.map((condition) => `(${condition})`).join(' AND '), columns.readsProperties);
+  }
+
+  private currentPersons(): string {
+    const properties = this.withProperties ? ', argMax(properties, version) AS properties' : '';
+    return `SELECT id, argMax(person_id, version) AS person_id, argMax(created_at, version) AS created_at${properties}
+      FROM persons
+      WHERE team_id = {team_id:Int64} ${this.prefilter}
+      GROUP BY id
+      HAVING argMax(is_deleted, version) = 0`;
+  }
+
+  private keys(extraCondition = ''): string {
+    return `SELECT toString(person.id) AS person_uuid, person.person_id AS person_number, toString(person.created_at) AS created_text
+      FROM (${this.currentPersons()}) AS person
+      WHERE ${this.condition} ${extraCondition}
+      ORDER BY person.created_at DESC, person.person_id DESC`;
+  }
+
+  count(): { sql: string; params: Record<string, unknown> } {
+    return {
+      sql: `SELECT count() AS total FROM (${this.currentPersons()}) AS person WHERE ${this.condition}`,
+      params: this.params.all,
+    };
+  }
+
+  page(limit: number, offset: number): { sql: string; params: Record<string, unknown> } {
+    const params = new SqlParams(this.params.all);
+    return {
+      sql: `${this.keys()} LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`,
+      params: params.all,
+    };
+  }
+
+  /** The next `size` persons after `cursor` (from the start when null): CSV exports walk the list this way. */
+  chunk(size: number, cursor: ListCursor | null): { sql: string; params: Record<string, unknown> } {
+    const params = new SqlParams(this.params.all);
+    const after =
+      cursor === null
+        ? ''
+        : `AND (person.created_at, person.person_id) < (${params.named('after_created', cursor.createdText, "DateTime64(6, 'UTC')")}, ${params.named('after_id', cursor.personNumber, 'Int64')})`;
+    return { sql: `${this.keys(after)} LIMIT ${params.named('chunk_size', size, 'UInt64')}`, params: params.all };
+  }
+}
+
+/** The full current state of some persons: properties, identification and distinct ids in link order. */
+export const LISTED_PERSON_DETAILS = `
+  SELECT person_uuid, current_properties, identified, distinct_ids
+  FROM (
+    SELECT toString(id) AS person_uuid, argMax(properties, version) AS current_properties, argMax(is_identified, version) AS identified
+    FROM persons
+    WHERE team_id = {team_id:Int64} AND id IN {uuids:Array(UUID)}
+    GROUP BY id
+  ) AS details
+  LEFT JOIN (
+    SELECT toString(owner) AS owner_uuid, arrayMap(link -> link.2, arraySort(groupArray((linked_at, distinct_id)))) AS distinct_ids
+    FROM (
+      SELECT distinct_id, argMax(person_id, version) AS owner, max(version) AS linked_at
+      FROM person_distinct_ids
+      WHERE team_id = {team_id:Int64}
+        AND distinct_id IN (SELECT distinct_id FROM person_distinct_ids WHERE team_id = {team_id:Int64} AND person_id IN {uuids:Array(UUID)})
+      GROUP BY distinct_id
+      HAVING argMax(is_deleted, version) = 0 AND owner IN {uuids:Array(UUID)}
+    )
+    GROUP BY owner
+  ) AS links ON links.owner_uuid = details.person_uuid`;

@@ -1,0 +1,41 @@
+import type { Catalog } from '../storage/catalog/catalog.js';
+import type { OutboxRelay } from '../storage/warehouse/outbox.js';
+import type { Warehouse } from '../storage/warehouse/warehouse.js';
+import type { Mutex } from '../util/mutex.js';
+import { ActivityLogRepository } from './activity-log.js';
+import { DeletionStatusService } from './deletion-status.js';
+import { DeletionTaskRepository } from './deletion-task-repository.js';
+import { PersonActivityService } from './person-activity-service.js';
+import { PersonListService } from './person-list-service.js';
+import { PersonRepository } from './person-repository.js';
+import { PersonService } from './person-service.js';
+import { PersonValuesService } from './person-values.js';
+import { PersonWriteService } from './person-write-service.js';
+import { PropertiesTimelineService } from './properties-timeline.js';
+
+/** Every service behind `/api/projects/:project_id/persons`. */
+export interface PersonsApi {
+  read: PersonService;
+  list: PersonListService;
+  writes: PersonWriteService;
+  activity: PersonActivityService;
+  deletionStatus: DeletionStatusService;
+  values: PersonValuesService;
+  timeline: PropertiesTimelineService;
+}
+
+export function createPersonsApi(catalog: Catalog, warehouse: Warehouse, relay: OutboxRelay, personWriteLock: Mutex): PersonsApi {
+  const persons = new PersonRepository();
+  const activityLog = new ActivityLogRepository();
+  const deletionTasks = new DeletionTaskRepository();
+  const read = new PersonService(catalog.db, persons);
+  return {
+    read,
+    list: new PersonListService(warehouse),
+    writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, relay, personWriteLock),
+    activity: new PersonActivityService(catalog.db, activityLog, read),
+    deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),
+    values: new PersonValuesService(warehouse),
+    timeline: new PropertiesTimelineService(catalog.db, read, persons, warehouse),
+  };
+}
