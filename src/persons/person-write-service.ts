@@ -130,7 +130,9 @@ export class PersonWriteService {
         const person = await this.persons.findByKey(trx, project.id, key);
         if (!person) throw new NotFound();
         const distinctIds = await this.persons.distinctIdsOf(trx, person.id);
-        return change(trx, { person, distinctIds });
+        const result = await change(trx, { person, distinctIds });
+        await this.relay.pruneApplied(trx);
+        return result;
       }),
     );
     await this.relay.flush();
