@@ -3,6 +3,8 @@ import { CaptureService } from './capture/capture-service.js';
 import { EventWriter } from './capture/event-writer.js';
 import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
+import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';
+import { WarehouseSync } from './storage/warehouse/warehouse-sync.js';
 import { Mutex } from './util/mutex.js';
 import { AccountRepository } from './accounts/account-repository.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
@@ -36,6 +38,8 @@ export interface AppContext {
   groupTypes: GroupTypeRegistry;
   /** Keeps the warehouse replicas of catalog rows in step. */
   relay: OutboxRelay;
+  /** Moves committed replica changes and accepted events into the warehouse. */
+  sync: WarehouseSync;
   /** Serialises every write to persons, from capture and from the persons API. */
   personWriteLock: Mutex;
   capture: CaptureService;
@@ -43,19 +47,24 @@ export interface AppContext {
   persons: PersonsApi;
 }
 
-export function createContext(config: Config, catalog: Catalog, warehouse: Warehouse): AppContext {
+export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse): AppContext {
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
   const definitions = new DefinitionRecorder(catalog.db);
   const groupTypes = new GroupTypeRegistry(catalog.db);
-  const relay = new OutboxRelay(catalog.db, warehouse);
+  const relay = new OutboxRelay(catalog.db, storedWarehouse);
+  const sync = new WarehouseSync(catalog.db, relay, new EventWriter(storedWarehouse), (error) =>
+    console.error('warehouse sync failed; the next read or capture retries it', error),
+  );
+  // Everything below reads through this, so every read sees every committed write.
+  const warehouse = new ConsistentWarehouse(storedWarehouse, sync);
   const personWriteLock = new Mutex();
   const capture = new CaptureService(
     catalog,
     projectRepository,
     groupTypes,
     relay,
-    new EventWriter(warehouse),
+    sync,
     definitions,
     personWriteLock,
   );
@@ -76,6 +85,7 @@ export function createContext(config: Config, catalog: Catalog, warehouse: Wareh
     propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
     groupTypes,
     relay,
+    sync,
     personWriteLock,
     capture,
     trends: new TrendService(warehouse),

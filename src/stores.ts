@@ -28,16 +28,18 @@ export async function openStores(config: Config): Promise<OpenStores> {
       throw error;
     }
     const context = createContext(config, catalog, warehouse);
-    // Replicate whatever a crash left between a catalog commit and its warehouse copy.
-    await context.relay.flush();
+    // Move whatever a crash left between a catalog commit and the warehouse.
+    await context.sync.flush();
     await context.relay.pruneApplied(catalog.db);
+    await context.sync.pruneMoved(catalog.db);
     const bootstrap = await bootstrapIfEmpty(context);
     return {
       context,
       bootstrap,
       async close() {
-        await context.relay.flush();
+        await context.sync.flush();
         await context.relay.pruneApplied(catalog.db);
+        await context.sync.pruneMoved(catalog.db);
         await warehouse.close();
         await catalog.close();
         lock?.release();

@@ -9,7 +9,9 @@ import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
 import { InvalidApiKey } from './capture-errors.js';
 import { parseCapture } from './event-parser.js';
-import type { EventRow, EventWriter } from './event-writer.js';
+import type { EventRow } from './event-writer.js';
+import { appendPendingEvents } from './pending-events.js';
+import type { WarehouseSync } from '../storage/warehouse/warehouse-sync.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { normalizeEvent, type NormalizedEvent } from './normalize-event.js';
@@ -35,9 +37,10 @@ interface IngestionJob {
 }
 
 /**
- * Ingestion end to end: decode, validate, person processing in one catalog transaction (with
- * its outbox), replicas in step, events durable, definitions recorded — all before the
- * request is answered.
+ * Ingestion end to end: decode, validate, then person processing and the accepted events in one
+ * catalog transaction (with the replica outbox) — durable when the request is answered — and
+ * definitions recorded. The warehouse sync moves events and replica changes into the warehouse
+ * behind it; every warehouse read waits for that move, so acknowledged events are queryable at once.
  */
 export class CaptureService {
   private readonly persons = new PersonRepository();
@@ -51,7 +54,7 @@ export class CaptureService {
     private readonly projects: ProjectRepository,
     private readonly groupTypes: GroupTypeRegistry,
     private readonly relay: OutboxRelay,
-    private readonly writer: EventWriter,
+    private readonly sync: WarehouseSync,
     private readonly definitions: DefinitionRecorder,
     /**
      * Every person write (capture and the persons API) runs under this lock, one at a time in
@@ -74,7 +77,7 @@ export class CaptureService {
     const job: IngestionJob = { teamId: project.id, events, now: request.now, rows: [], recordable: [] };
     this.queued.push(job);
     await this.catalogStage.run();
-    await Promise.all([this.relay.flush(), this.writer.write(job.rows)]);
+    this.sync.trigger();
     await this.definitions.record(project.id, job.recordable);
     if (!this.projectsWithEvents.has(project.id)) {
       await this.projects.markIngestedEvent(project.id);
@@ -105,6 +108,7 @@ export class CaptureService {
       try {
         await this.catalog.db.transaction().execute(async (trx) => {
           await this.relay.pruneApplied(trx);
+          await this.sync.pruneMoved(trx);
           for (const teamId of teams) await this.processTeam(trx, teamId, jobs.filter((job) => job.teamId === teamId));
         });
       } catch (error) {
@@ -153,6 +157,7 @@ export class CaptureService {
     }
     await batch.flush();
     await appendToOutbox(trx, groupProcessor.outbox);
+    for (const job of jobs) await appendPendingEvents(trx, job.rows);
   }
 
   private async groupTypeIndexOf(db: Catalog['db'], teamId: number, event: NormalizedEvent): Promise<number | undefined> {

@@ -1,5 +1,4 @@
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import { CoalescingRunner } from '../util/coalescing-runner.js';
 
 /** A row of the warehouse `events` table, in its JSONEachRow form. */
 export interface EventRow {
@@ -23,42 +22,36 @@ export interface EventRow {
   $session_id: string;
 }
 
+/** An event row already serialised as one JSONEachRow line, with its dedup key. */
+export interface SerialisedEventRow {
+  teamId: number;
+  uuid: string;
+  json: string;
+}
+
 /**
- * Group commit into the warehouse: concurrent requests share one insert, and each request's
- * promise settles once the insert that holds its rows is durable. Rows whose (project, uuid) is
- * already stored — or repeated within the pass — are dropped, so SDK retries are idempotent.
+ * Inserts event rows into the warehouse, dropping rows whose (project, uuid) is already stored
+ * or repeated earlier in the same call, so SDK retries are idempotent. Callers serialise calls
+ * (the warehouse sync does), so the check and the insert see each other's effects.
  */
 export class EventWriter {
-  private queued: EventRow[] = [];
-  private readonly runner: CoalescingRunner;
+  constructor(private readonly warehouse: Warehouse) {}
 
-  constructor(private readonly warehouse: Warehouse) {
-    this.runner = new CoalescingRunner(() => this.writeQueued());
-  }
-
-  write(rows: readonly EventRow[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    this.queued.push(...rows);
-    return this.runner.run();
-  }
-
-  private async writeQueued(): Promise<void> {
-    const rows = this.queued;
-    this.queued = [];
+  async insertNew(rows: readonly SerialisedEventRow[]): Promise<void> {
     if (rows.length === 0) return;
     const stored = await this.storedKeys(rows);
-    const fresh: EventRow[] = [];
+    const fresh: string[] = [];
     for (const row of rows) {
-      const key = `${row.team_id}:${row.uuid}`;
+      const key = `${row.teamId}:${row.uuid}`;
       if (stored.has(key)) continue;
       stored.add(key);
-      fresh.push(row);
+      fresh.push(row.json);
     }
-    await this.warehouse.insert('events', fresh);
+    await this.warehouse.insertJsonEachRow('events', fresh.join('\n'));
   }
 
-  private async storedKeys(rows: readonly EventRow[]): Promise<Set<string>> {
-    const teams = [...new Set(rows.map((row) => row.team_id))];
+  private async storedKeys(rows: readonly SerialisedEventRow[]): Promise<Set<string>> {
+    const teams = [...new Set(rows.map((row) => row.teamId))];
     const uuids = [...new Set(rows.map((row) => row.uuid))];
     // The alias must not be `uuid`: ClickHouse would apply it inside WHERE too.
     const found = await this.warehouse.query<{ team_id: string; stored_uuid: string }>(

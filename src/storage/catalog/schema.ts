@@ -151,6 +151,14 @@ export interface EventDeletionTaskTable {
   last_error: string | null;
 }
 
+export interface PendingEventTable {
+  id: Generated<number>;
+  team_id: number;
+  uuid: string;
+  /** The warehouse events row as JSON (JSONEachRow). */
+  row: string;
+}
+
 export interface CatalogSchema {
   organizations: OrganizationTable;
   users: UserTable;
@@ -164,6 +172,7 @@ export interface CatalogSchema {
   property_definitions: PropertyDefinitionTable;
   event_properties: EventPropertyTable;
   warehouse_outbox: WarehouseOutboxTable;
+  pending_events: PendingEventTable;
   activity_log: ActivityLogTable;
   event_deletion_tasks: EventDeletionTaskTable;
 }

@@ -27,9 +27,12 @@ export class ChdbWarehouse implements Warehouse {
   }
 
   async insert(table: string, rows: readonly object[]): Promise<void> {
-    if (rows.length === 0) return;
-    const payload = Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'));
-    await this.session.insert({ table, values: payload, format: 'JSONEachRow' });
+    await this.insertJsonEachRow(table, rows.map((row) => JSON.stringify(row)).join('\n'));
+  }
+
+  async insertJsonEachRow(table: string, text: string): Promise<void> {
+    if (text.length === 0) return;
+    await this.session.insert({ table, values: Buffer.from(text), format: 'JSONEachRow' });
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
@@ -30,6 +31,11 @@ export class ClickhouseWarehouse implements Warehouse {
   async insert(table: string, rows: readonly object[]): Promise<void> {
     if (rows.length === 0) return;
     await this.client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
+  }
+
+  async insertJsonEachRow(table: string, text: string): Promise<void> {
+    if (text.length === 0) return;
+    await this.client.insert({ table, values: Readable.from([text]), format: 'JSONEachRow' });
   }
 
   async close(): Promise<void> {

@@ -4,13 +4,17 @@
  */
 export type QueryParams = Record<string, unknown>;
 
+export type WarehouseKind = 'chdb' | 'clickhouse';
+
 export interface Warehouse {
-  readonly kind: 'chdb' | 'clickhouse';
+  readonly kind: WarehouseKind;
   /** Runs a SELECT and returns its rows (64-bit integers come back as strings). */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
   /** Runs a statement that returns no rows (DDL, DELETE, INSERT … SELECT). */
   command(sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow; resolves once the rows are durable. */
   insert(table: string, rows: readonly object[]): Promise<void>;
+  /** Inserts rows already serialised as JSONEachRow text (one JSON object per line). */
+  insertJsonEachRow(table: string, text: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { CatalogDialect } from '../dialect.js';
 import { accountsMigration } from './001-accounts.js';
 import { ingestionMigration } from './002-ingestion.js';
+import { pendingEventsMigration } from './003-pending-events.js';
 import { personsApiMigration } from './004-persons-api.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
@@ -12,6 +13,7 @@ export interface CatalogMigration {
 const migrations: Record<string, CatalogMigration> = {
   '001-accounts': accountsMigration,
   '002-ingestion': ingestionMigration,
+  '003-pending-events': pendingEventsMigration,
   '004-persons-api': personsApiMigration,
 };
 
