@@ -3,7 +3,9 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { apiAuthHook } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { actionRoutes } from './http/routes/actions.js';
 import { captureRoutes } from './http/routes/capture.js';
+import { cohortRoutes } from './http/routes/cohorts.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
 import { personRoutes } from './http/routes/persons.js';
@@ -50,6 +52,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     await personRoutes(api, context);
     await eventDefinitionRoutes(api, context);
     await propertyDefinitionRoutes(api, context);
+    await actionRoutes(api, context);
+    await cohortRoutes(api, context);
   });
 
   return app;

@@ -21,6 +21,12 @@ import type { Catalog } from './storage/catalog/catalog.js';
 import type { Warehouse } from './storage/warehouse/warehouse.js';
 import { TrendService } from './insights/trends/trend-service.js';
 import { createPersonsApi, type PersonsApi } from './persons/persons-api.js';
+import { ActionRepository } from './actions/action-repository.js';
+import { ActionService } from './actions/action-service.js';
+import { CohortRepository } from './cohorts/cohort-repository.js';
+import { CohortService } from './cohorts/cohort-service.js';
+import { CohortSqlCompiler } from './cohorts/cohort-sql.js';
+import { PersonRepository } from './persons/person-repository.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -45,6 +51,8 @@ export interface AppContext {
   capture: CaptureService;
   trends: TrendService;
   persons: PersonsApi;
+  actions: ActionService;
+  cohorts: CohortService;
 }
 
 export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse): AppContext {
@@ -68,6 +76,10 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     definitions,
     personWriteLock,
   );
+  const actionRepository = new ActionRepository(catalog.db);
+  const cohortRepository = new CohortRepository(catalog.db);
+  // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.
+  const cohortSql = new CohortSqlCompiler(cohortRepository, actionRepository);
   return {
     config,
     catalog,
@@ -88,7 +100,9 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     sync,
     personWriteLock,
     capture,
-    trends: new TrendService(warehouse),
-    persons: createPersonsApi(catalog, warehouse, relay, personWriteLock),
+    trends: new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, cohortSql),
+    actions: new ActionService(actionRepository),
+    cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
   };
 }

@@ -1,3 +1,4 @@
+import type { CohortSqlResolver } from '../insights/resolvers.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
@@ -24,14 +25,20 @@ export interface PersonsApi {
   timeline: PropertiesTimelineService;
 }
 
-export function createPersonsApi(catalog: Catalog, warehouse: Warehouse, relay: OutboxRelay, personWriteLock: Mutex): PersonsApi {
+export function createPersonsApi(
+  catalog: Catalog,
+  warehouse: Warehouse,
+  relay: OutboxRelay,
+  personWriteLock: Mutex,
+  cohorts: CohortSqlResolver,
+): PersonsApi {
   const persons = new PersonRepository();
   const activityLog = new ActivityLogRepository();
   const deletionTasks = new DeletionTaskRepository();
   const read = new PersonService(catalog.db, persons);
   return {
     read,
-    list: new PersonListService(warehouse),
+    list: new PersonListService(warehouse, cohorts),
     writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, relay, personWriteLock),
     activity: new PersonActivityService(catalog.db, activityLog, read),
     deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),

@@ -151,6 +151,42 @@ export interface EventDeletionTaskTable {
   last_error: string | null;
 }
 
+export interface ActionTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string | null;
+  description: string;
+  /** JSON array of steps. */
+  steps: string;
+  deleted: number;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CohortTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string | null;
+  description: string;
+  /** JSON `{properties: <property group>}`, normalised from `filters` or legacy `groups`. */
+  filters: string;
+  /** JSON array: the legacy `groups` as sent (empty when `filters` was used). */
+  groups: string;
+  is_static: number;
+  deleted: number;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StaticCohortMemberTable {
+  cohort_id: number;
+  team_id: number;
+  person_uuid: string;
+  created_at: string;
+}
+
 export interface PendingEventTable {
   id: Generated<number>;
   team_id: number;
@@ -175,4 +211,7 @@ export interface CatalogSchema {
   pending_events: PendingEventTable;
   activity_log: ActivityLogTable;
   event_deletion_tasks: EventDeletionTaskTable;
+  actions: ActionTable;
+  cohorts: CohortTable;
+  static_cohort_members: StaticCohortMemberTable;
 }

@@ -81,6 +81,22 @@ const MIGRATIONS: WarehouseMigration[] = [
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
     ],
   },
+  {
+    version: 3,
+    name: 'static_cohort_members',
+    // Replica of the catalog's static cohort members, for membership joins; removals are is_deleted rows.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS static_cohort_members (
+        team_id Int64,
+        cohort_id Int64,
+        person_id UUID,
+        version UInt64,
+        is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, cohort_id, person_id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+    ],
+  },
 ];
 
 export async function migrateWarehouse(warehouse: Warehouse): Promise<void> {

@@ -2,7 +2,7 @@ import type { CatalogDb } from '../catalog/catalog.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
 import type { Warehouse } from './warehouse.js';
 
-export type ReplicaTable = 'persons' | 'person_distinct_ids' | 'groups';
+export type ReplicaTable = 'persons' | 'person_distinct_ids' | 'groups' | 'static_cohort_members';
 
 export interface OutboxEntry {
   target: ReplicaTable;

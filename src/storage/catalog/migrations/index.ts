@@ -4,6 +4,7 @@ import { accountsMigration } from './001-accounts.js';
 import { ingestionMigration } from './002-ingestion.js';
 import { pendingEventsMigration } from './003-pending-events.js';
 import { personsApiMigration } from './004-persons-api.js';
+import { actionsCohortsMigration } from './005-actions-cohorts.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -15,6 +16,7 @@ const migrations: Record<string, CatalogMigration> = {
   '002-ingestion': ingestionMigration,
   '003-pending-events': pendingEventsMigration,
   '004-persons-api': personsApiMigration,
+  '005-actions-cohorts': actionsCohortsMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
