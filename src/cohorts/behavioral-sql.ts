@@ -24,6 +24,19 @@ function before(now: DateTime, span: TimeSpan, times = 1): DateTime {
   return now.minus({ [`${span.interval}s`]: span.value * times });
 }
 
+/** Whether a count of zero passes `count <operator> value` (value is at least 1). */
+function zeroPasses(filter: BehavioralFilter): boolean {
+  return filter.countOperator === '<' || filter.countOperator === '<=';
+}
+
+/** A person with no matching events satisfies only "fewer than" counts. */
+function holdsWithoutEvents(filter: BehavioralFilter): boolean {
+  if (filter.behavior === 'performed_event_multiple') return zeroPasses(filter);
+  // Every period then passes, and min_periods never exceeds total_periods.
+  if (filter.behavior === 'performed_event_regularly') return zeroPasses(filter);
+  return false;
+}
+
 /**
  * One aggregate per behavioural filter, computed per person over the project's events (PostHog's
  * cohort "behaviour" subquery): each filter becomes a 0/1 column `behaviour_N`, and the scan reads
@@ -145,7 +158,8 @@ export class BehaviourAggregates {
     }
     const column = `behaviour_${this.columns.length}`;
     this.columns.push(`(${expression}) AS ${column}`);
-    return `behaviour.${column}`;
+    // Persons without any scanned event have no behaviour row; they hold when "zero events" satisfies the filter.
+    return holdsWithoutEvents(filter) ? `(behaviour.${column} OR behaviour.behaviour_seen = 0)` : `behaviour.${column}`;
   }
 
   /** `LEFT JOIN (…) AS behaviour`: persons without matching events get 0 in every column. */
@@ -155,7 +169,7 @@ export class BehaviourAggregates {
     if (!this.unbounded && this.earliest !== null) conditions.push(`e.timestamp > ${this.at(this.earliest)}`);
     conditions.push(`(${this.matches.map((match) => `(${match})`).join(' OR ')})`);
     return `LEFT JOIN (
-      SELECT ${actor} AS behaviour_actor, ${this.columns.join(', ')}
+      SELECT ${actor} AS behaviour_actor, 1 AS behaviour_seen, ${this.columns.join(', ')}
       ${this.source.fromClause()}
       WHERE ${conditions.join(' AND ')}
       GROUP BY behaviour_actor
