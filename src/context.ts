@@ -101,7 +101,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     personWriteLock,
     capture,
     trends: new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
-    persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, cohortSql),
+    persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
   };

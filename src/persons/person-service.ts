@@ -24,13 +24,9 @@ export class PersonService {
     return serializePerson({ ...person, distinctIds: await this.persons.distinctIdsOf(this.db, person.id) }, project);
   }
 
-  /**
-   * The cohorts `person_id` belongs to. Cohorts do not exist yet in Tally, so an existing person
-   * belongs to none; the person is still checked, as PostHog does.
-   */
-  async cohortsOf(project: Project, personIdParam: string | undefined): Promise<{ results: never[] }> {
+  /** The person `GET /persons/cohorts?person_id=` names (integer id or UUID). */
+  async findByParam(project: Project, personIdParam: string | undefined): Promise<PersonRecord> {
     if (personIdParam === undefined || personIdParam === '') throw new RequiredFieldError('person_id');
-    await this.find(project, parsePersonKey(personIdParam));
-    return { results: [] };
+    return this.find(project, parsePersonKey(personIdParam));
   }
 }

@@ -1,4 +1,4 @@
-import type { CohortSqlResolver } from '../insights/resolvers.js';
+import type { ActionSqlResolver, CohortSqlResolver } from '../insights/resolvers.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
@@ -30,7 +30,7 @@ export function createPersonsApi(
   warehouse: Warehouse,
   relay: OutboxRelay,
   personWriteLock: Mutex,
-  cohorts: CohortSqlResolver,
+  resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
 ): PersonsApi {
   const persons = new PersonRepository();
   const activityLog = new ActivityLogRepository();
@@ -38,11 +38,11 @@ export function createPersonsApi(
   const read = new PersonService(catalog.db, persons);
   return {
     read,
-    list: new PersonListService(warehouse, cohorts),
+    list: new PersonListService(warehouse, resolvers.cohorts),
     writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, relay, personWriteLock),
     activity: new PersonActivityService(catalog.db, activityLog, read),
     deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),
     values: new PersonValuesService(warehouse),
-    timeline: new PropertiesTimelineService(catalog.db, read, persons, warehouse),
+    timeline: new PropertiesTimelineService(catalog.db, read, persons, warehouse, resolvers.actions),
   };
 }

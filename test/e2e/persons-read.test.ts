@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sendBatch } from '../support/capture.js';
+import { createCohort, definedBy } from '../support/cohorts.js';
 import { PERSONS, badPersonId, jsonParam, personOf, startWithKeys, validationError } from '../support/persons.js';
 import { ERRORS, type TallyServer } from '../support/tally.js';
 
@@ -83,10 +84,18 @@ describe('persons API: retrieve, values, cohorts, properties timeline', () => {
     assert.deepEqual((await server.get(`${PERSONS}/values/?key=nothing`)).body, []);
   });
 
-  test('cohorts: an existing person belongs to no cohort yet; the person is checked', async () => {
-    const person = await personOf(server, 'tl');
+  test('cohorts: the cohorts a person belongs to now; the person is checked first', async () => {
+    const person = await personOf(server, 'v1');
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/?person_id=${person.id}`)).body, { results: [] });
-    assert.deepEqual((await server.get(`${PERSONS}/cohorts/?person_id=${person.uuid}`)).body, { results: [] });
+    const pro = await createCohort(server, { name: 'Pro plan', ...definedBy({ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }) });
+    await createCohort(server, { name: 'Free plan', ...definedBy({ key: 'plan', value: 'free', type: 'person', operator: 'exact' }) });
+    const member = await server.get(`${PERSONS}/cohorts/?person_id=${person.uuid}`);
+    assert.equal(member.status, 200);
+    assert.deepEqual(member.body.results.map((cohort: any) => [cohort.id, cohort.name, cohort.count]), [[pro.id, 'Pro plan', 2]]);
+    const listed = await server.get(`${PERSONS}/?properties=${jsonParam([{ key: 'id', value: pro.id, type: 'cohort' }])}`);
+    assert.deepEqual(listed.body.results.map((p: any) => p.distinct_ids[0]), ['v1', 'tl']);
+    const outside = await server.get(`${PERSONS}/?properties=${jsonParam([{ key: 'id', value: pro.id, type: 'cohort', negation: true }])}`);
+    assert.deepEqual(outside.body.results.map((p: any) => p.distinct_ids[0]), ['v3', 'v2']);
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/`)).body, validationError('This field is required.', 'person_id', 'required'));
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/?person_id=424242`)).body, ERRORS.notFound);
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/?person_id=tl`)).body, badPersonId('tl'));

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { serializeCohort } from '../../cohorts/cohort-serializer.js';
 import type { AppContext } from '../../context.js';
-import type { RawQuery } from '../../definitions/query-params.js';
+import { stringParam, type RawQuery } from '../../definitions/query-params.js';
 import { ApiError } from '../../errors.js';
 import type { Scope } from '../../keys/scopes.js';
 import { readDeletionStatusQuery } from '../../persons/deletion-status.js';
@@ -95,8 +96,10 @@ export async function personRoutes(app: FastifyInstance, context: AppContext): P
 
   app.get(`${base}/cohorts/`, routeOptions(['person:read', 'cohort:read'], false), async (request, reply) => {
     const format = responseFormat(request);
-    const personId = (request.query as Record<string, string | undefined>).person_id;
-    return answer(reply, format, await persons.read.cohortsOf(requireProject(request), personId));
+    const project = requireProject(request);
+    const person = await persons.read.findByParam(project, stringParam(request.query as RawQuery, 'person_id'));
+    const cohorts = await context.cohorts.cohortsOfPerson(project, person.uuid);
+    return answer(reply, format, { results: cohorts.map(({ cohort, count }) => serializeCohort(cohort, count)) });
   });
 
   app.get(`${base}/:id/`, routeOptions(['person:read']), async (request, reply) => {
