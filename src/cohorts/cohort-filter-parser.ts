@@ -1,4 +1,6 @@
+import { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
+import { parseDate } from '../insights/date-range.js';
 import { parseProperties, PROPERTY_OPERATORS, type PropertyOperator } from '../insights/filter-model.js';
 import {
   BEHAVIORAL_KINDS,
@@ -93,6 +95,9 @@ function parseBehavioral(raw: Record<string, unknown>): BehavioralFilter {
   }
   const behavior = raw.value as BehavioralKind;
   const explicitDatetime = typeof raw.explicit_datetime === 'string' && raw.explicit_datetime !== '' ? raw.explicit_datetime : null;
+  if (explicitDatetime !== null && parseDate(explicitDatetime, 'UTC', DateTime.utc()) === null) {
+    throw invalid(`explicit_datetime "${explicitDatetime}" is not a date.`);
+  }
   const takesExplicitStart = behavior === 'performed_event' || behavior === 'performed_event_multiple';
   const window =
     takesExplicitStart && explicitDatetime !== null

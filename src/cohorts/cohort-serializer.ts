@@ -1,4 +1,5 @@
 import { serializeCreator } from '../actions/creator.js';
+import { nowIso } from '../util/time.js';
 import type { Cohort } from './cohort.js';
 import { parseCohortFilters } from './cohort-filter-parser.js';
 import type { CohortNode } from './cohort-filter-model.js';
@@ -31,7 +32,8 @@ export function serializeCohort(cohort: Cohort, count: number | null) {
     is_calculating: false,
     created_by: serializeCreator(cohort.createdBy),
     created_at: cohort.createdAt,
-    last_calculation: cohort.updatedAt,
+    // Membership is computed by every query, so it is always as of now.
+    last_calculation: nowIso(),
     errors_calculating: 0,
     count,
     is_static: cohort.isStatic,

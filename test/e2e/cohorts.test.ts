@@ -137,6 +137,12 @@ describe('cohorts API', () => {
     assert.equal(body.count, 2);
     assert.deepEqual(await memberIds(server, body.id), ['bob', 'dave']);
 
+    const more = new FormData();
+    more.append('csv', new Blob(['alice\n'], { type: 'text/csv' }), 'more.csv');
+    const patched = await fetch(`${server.url}${COHORTS}/${body.id}/`, { method: 'PATCH', body: more, headers: { authorization: `Bearer ${server.personalApiKey}` } });
+    assert.equal(patched.status, 200);
+    assert.deepEqual(await memberIds(server, body.id), ['alice', 'bob', 'dave']);
+
     const notStatic = await createCohort(server, { name: 'Dynamic', ...definedBy(person('plan', 'pro')) });
     const refused = await server.patch(`${COHORTS}/${notStatic.id}/add_persons_to_static_cohort/`, { person_ids: [alice.uuid] });
     assert.equal(refused.status, 400);
