@@ -73,11 +73,17 @@ export class PersonListSql {
       HAVING argMax(is_deleted, version) = 0`;
   }
 
-  private keys(extraCondition = ''): string {
-    return `SELECT toString(person.id) AS person_uuid, person.person_id AS person_number, toString(person.created_at) AS created_text
-      FROM (${this.currentPersons()}) AS person
-      WHERE ${this.condition} ${extraCondition}
-      ORDER BY person.created_at DESC, person.person_id DESC`;
+  /** The page's keys; text conversions happen after the limit, on the page's rows only. */
+  private keys(limitClause: string, extraCondition = ''): string {
+    return `SELECT toString(page_id) AS person_uuid, page_number AS person_number, toString(page_created) AS created_text
+      FROM (
+        SELECT person.id AS page_id, person.person_id AS page_number, person.created_at AS page_created
+        FROM (${this.currentPersons()}) AS person
+        WHERE ${this.condition} ${extraCondition}
+        ORDER BY person.created_at DESC, person.person_id DESC
+        ${limitClause}
+      )
+      ORDER BY page_created DESC, page_number DESC`;
   }
 
   count(): { sql: string; params: Record<string, unknown> } {
@@ -90,7 +96,7 @@ export class PersonListSql {
   page(limit: number, offset: number): { sql: string; params: Record<string, unknown> } {
     const params = new SqlParams(this.params.all);
     return {
-      sql: `${this.keys()} LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`,
+      sql: this.keys(`LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`),
       params: params.all,
     };
   }
@@ -102,7 +108,7 @@ export class PersonListSql {
       cursor === null
         ? ''
         : `AND (person.created_at, person.person_id) < (${params.named('after_created', cursor.createdText, "DateTime64(6, 'UTC')")}, ${params.named('after_id', cursor.personNumber, 'Int64')})`;
-    return { sql: `${this.keys(after)} LIMIT ${params.named('chunk_size', size, 'UInt64')}`, params: params.all };
+    return { sql: this.keys(`LIMIT ${params.named('chunk_size', size, 'UInt64')}`, after), params: params.all };
   }
 }
 
