@@ -78,8 +78,3 @@ export function referencedActions(node: CohortNode): number[] {
   if (node.kind !== 'behavioral') return [];
   return [node.entity, node.seqEntity].flatMap((entity) => (entity?.type === 'actions' ? [entity.actionId] : []));
 }
-
-export function hasBehavioralFilters(node: CohortNode): boolean {
-  if (node.kind === 'behavioral') return true;
-  return node.kind === 'group' && node.values.some(hasBehavioralFilters);
-}

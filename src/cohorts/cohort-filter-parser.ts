@@ -84,7 +84,7 @@ function entity(type: unknown, key: unknown, what: string): BehavioralEntity {
   throw invalid(`Event type must be 'events' or 'actions'.`);
 }
 
-/** Seventy-odd periods is already a year of weeks; the SQL grows with each one. */
+/** Each period adds a countIf to the query; a hundred already covers almost two years of weeks. */
 const MAX_PERIODS = 100;
 
 function parseBehavioral(raw: Record<string, unknown>): BehavioralFilter {
