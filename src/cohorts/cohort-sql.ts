@@ -3,6 +3,7 @@ import { ActionSqlCompiler } from '../actions/action-sql.js';
 import type { ActionRepository } from '../actions/action-repository.js';
 import { boundTeamId } from '../actions/bound-team.js';
 import { ValidationError } from '../errors.js';
+import { toWarehouseTime } from '../insights/date-range.js';
 import { EventSource } from '../insights/event-source.js';
 import type { PropertyFilter } from '../insights/filter-model.js';
 import { compilePropertyFilters, type PropertyColumns } from '../insights/property-filters.js';
@@ -74,7 +75,8 @@ export class CohortSqlCompiler implements CohortSqlResolver {
         WHERE team_id = {team_id:Int64} AND cohort_id = ${params.add(cohort.id, 'Int64')}
         GROUP BY person_id HAVING argMax(is_deleted, version) = 0`;
     }
-    const source = new EventSource(params, { from: '', to: '' });
+    // Behaviour may look back over the whole history, so an action step's session filter measures sessions over all of it.
+    const source = new EventSource(params, { from: toWarehouseTime(DateTime.fromMillis(0, { zone: 'utc' })), to: toWarehouseTime(now) });
     const behaviour = new BehaviourAggregates(params, source, {
       entity: async (entity) => {
         if (entity.type === 'events') return `e.event = ${params.add(entity.event, 'String')}`;
