@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { printTable, writeResults, type Measurement } from './report.js';
 import { captureSuite } from './suites/capture.js';
+import { trendsSuite } from './suites/trends.js';
 
 const SUITES: Record<string, (options: { events: number }) => Promise<Measurement[]>> = {
   capture: captureSuite,
+  trends: trendsSuite,
 };
 
 const { values, positionals } = parseArgs({

@@ -1,0 +1,48 @@
+import zlib from 'node:zlib';
+import type { TallyServer } from '../test/support/tally.js';
+import type { GeneratedEvent } from './generator.js';
+import { progressBar } from './progress.js';
+
+const BATCH_SIZE = 100;
+
+/**
+ * Sends events through the real capture path as posthog-node does (gzip /batch of 100) from
+ * `senders` concurrent clients; returns the seconds until every request was acknowledged.
+ */
+export async function loadThroughCapture(
+  server: TallyServer,
+  events: Iterable<GeneratedEvent>,
+  total: number,
+  label: string,
+  senders = 4,
+): Promise<number> {
+  const bar = progressBar(label, total);
+  const iterator = events[Symbol.iterator]();
+  let sent = 0;
+  const nextBody = (): Buffer | null => {
+    const batch: GeneratedEvent[] = [];
+    for (let result = iterator.next(); !result.done; result = iterator.next()) {
+      batch.push(result.value);
+      if (batch.length === BATCH_SIZE) break;
+    }
+    if (batch.length === 0) return null;
+    return zlib.gzipSync(JSON.stringify({ api_key: server.projectToken, batch, sent_at: new Date().toISOString() }));
+  };
+  const started = performance.now();
+  const sender = async () => {
+    for (let body = nextBody(); body !== null; body = nextBody()) {
+      const response = await fetch(`${server.url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'user-agent': 'posthog-node/5.70.0' },
+        body: body as RequestInit['body'],
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`capture answered ${response.status}`);
+      sent = Math.min(total, sent + BATCH_SIZE);
+      bar.update(sent);
+    }
+  };
+  await Promise.all(Array.from({ length: senders }, sender));
+  bar.stop();
+  return (performance.now() - started) / 1000;
+}

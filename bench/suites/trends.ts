@@ -1,0 +1,114 @@
+import { loadConfig } from '../../src/config.js';
+import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
+import { TallyServer } from '../../test/support/tally.js';
+import { generateEvents } from '../generator.js';
+import { loadThroughCapture } from '../load.js';
+import { memoryOf } from '../memory.js';
+import type { Measurement } from '../report.js';
+import { timeRuns } from '../timing.js';
+import path from 'node:path';
+
+interface TrendQuery {
+  name: string;
+  body: Record<string, unknown>;
+  /** The hand-written ClickHouse SQL for the same aggregation, with the same person semantics. */
+  raw: string;
+}
+
+const LAST_30_DAYS = `team_id = 1 AND timestamp >= toStartOfDay(now('UTC') - INTERVAL 30 DAY) AND timestamp <= now('UTC')`;
+const PERSON_OF_EVENT = `(SELECT distinct_id, argMax(person_id, version) AS pid FROM person_distinct_ids WHERE team_id = 1 GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0)`;
+const PERSONS = `(SELECT id, argMax(properties, version) AS props FROM persons WHERE team_id = 1 GROUP BY id HAVING argMax(is_deleted, version) = 0)`;
+
+const QUERIES: TrendQuery[] = [
+  {
+    name: 'total per day, one event, 30 days',
+    body: { events: [{ id: '$pageview' }], date_from: '-30d' },
+    raw: `SELECT toStartOfDay(timestamp, 'UTC') AS day, count() FROM events WHERE ${LAST_30_DAYS} AND event = '$pageview' GROUP BY day ORDER BY day`,
+  },
+  {
+    name: 'dau by $browser',
+    body: { events: [{ id: '$pageview', math: 'dau' }], breakdown: '$browser', date_from: '-30d' },
+    raw: `SELECT JSONExtractString(properties, '$browser') AS browser, toStartOfDay(timestamp, 'UTC') AS day, uniqExact(coalesce(p.pid, e.person_id))
+          FROM events AS e LEFT JOIN ${PERSON_OF_EVENT} AS p ON e.distinct_id = p.distinct_id
+          WHERE ${LAST_30_DAYS} AND event = '$pageview' GROUP BY browser, day`,
+  },
+  {
+    name: 'event property filter',
+    body: { events: [{ id: 'order placed' }], properties: [{ key: 'plan', value: 'pro', type: 'event' }], date_from: '-30d' },
+    raw: `SELECT toStartOfDay(timestamp, 'UTC') AS day, count() FROM events WHERE ${LAST_30_DAYS} AND event = 'order placed'
+          AND JSONExtractString(properties, 'plan') = 'pro' GROUP BY day ORDER BY day`,
+  },
+  {
+    name: 'person property filter',
+    body: { events: [{ id: '$pageview' }], properties: [{ key: 'plan', value: 'pro', type: 'person' }], date_from: '-30d' },
+    raw: `SELECT toStartOfDay(timestamp, 'UTC') AS day, count() FROM events AS e
+          LEFT JOIN ${PERSON_OF_EVENT} AS p ON e.distinct_id = p.distinct_id
+          LEFT JOIN ${PERSONS} AS person ON person.id = coalesce(p.pid, e.person_id)
+          WHERE ${LAST_30_DAYS} AND event = '$pageview' AND JSONExtractString(person.props, 'plan') = 'pro' GROUP BY day ORDER BY day`,
+  },
+  {
+    name: 'formula A/B',
+    body: { events: [{ id: '$pageview' }, { id: 'order placed' }], formula: 'A/B', date_from: '-30d' },
+    raw: `SELECT toStartOfDay(timestamp, 'UTC') AS day, countIf(event = '$pageview') / countIf(event = 'order placed') FROM events
+          WHERE ${LAST_30_DAYS} AND event IN ('$pageview', 'order placed') GROUP BY day ORDER BY day`,
+  },
+  {
+    name: 'weekly_active',
+    body: { events: [{ id: '$pageview', math: 'weekly_active' }], date_from: '-30d' },
+    raw: `SELECT day, uniqExact(person) FROM (
+            SELECT coalesce(p.pid, e.person_id) AS person, toStartOfDay(timestamp, 'UTC') AS active_day FROM events AS e
+            LEFT JOIN ${PERSON_OF_EVENT} AS p ON e.distinct_id = p.distinct_id
+            WHERE team_id = 1 AND event = '$pageview' AND timestamp >= toStartOfDay(now('UTC') - INTERVAL 37 DAY))
+          ARRAY JOIN arrayMap(offset -> active_day + toIntervalDay(offset), range(7)) AS day
+          WHERE day >= toStartOfDay(now('UTC') - INTERVAL 30 DAY) AND day <= now('UTC') GROUP BY day ORDER BY day`,
+  },
+];
+
+/**
+ * The trends suite: data through capture (90 days, 100k persons, 20 event names), then each
+ * query through the API and as hand-written SQL on the same warehouse, p50 of 10 warm runs.
+ */
+export async function trendsSuite(options: { events: number }): Promise<Measurement[]> {
+  const server = await TallyServer.start({ LOG_LEVEL: 'error' });
+  const seconds = await loadThroughCapture(
+    server,
+    generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date() }),
+    options.events,
+    'loading through capture',
+  );
+  const measurements: Measurement[] = [
+    { suite: 'trends', name: `load ${options.events} events through capture`, unit: 'events/s', value: Math.round(options.events / seconds) },
+  ];
+  const apiTimes = new Map<string, { median: number; p95: number }>();
+  for (const query of QUERIES) {
+    apiTimes.set(
+      query.name,
+      await timeRuns(async () => {
+        const response = await server.post('/api/projects/1/insights/trend/', query.body);
+        if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
+      }),
+    );
+  }
+  const peak = memoryOf(server.pid!).peakMb;
+  await server.stop();
+
+  // The raw side opens the same warehouse directly, once the server has let go of it.
+  const raw = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse'));
+  for (const query of QUERIES) {
+    const rawTime = await timeRuns(() => raw.query(query.raw));
+    const api = apiTimes.get(query.name)!;
+    measurements.push({
+      suite: 'trends',
+      name: query.name,
+      unit: 'ms',
+      value: api.median,
+      p95: api.p95,
+      raw: rawTime.median,
+      ratio: api.median / rawTime.median,
+    });
+  }
+  await raw.close();
+  await server.dispose();
+  measurements.push({ suite: 'trends', name: 'server peak RSS (load + queries)', unit: 'MB', value: Math.round(peak) });
+  return measurements;
+}
