@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
 import { printTable, writeResults, type Measurement } from './report.js';
 import { captureSuite } from './suites/capture.js';
+import { personsSuite } from './suites/persons.js';
 import { trendsSuite } from './suites/trends.js';
 
 const SUITES: Record<string, (options: { events: number }) => Promise<Measurement[]>> = {
   capture: captureSuite,
   trends: trendsSuite,
+  persons: personsSuite,
 };
 
 const { values, positionals } = parseArgs({

@@ -1,0 +1,111 @@
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
+import { TallyServer } from '../../test/support/tally.js';
+import type { GeneratedEvent } from '../generator.js';
+import { loadThroughCapture } from '../load.js';
+import { memoryOf } from '../memory.js';
+import { Random } from '../random.js';
+import type { Measurement } from '../report.js';
+import { timeRuns } from '../timing.js';
+
+const PLANS = ['free', 'pro', 'team', 'enterprise'];
+const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA'];
+
+/** One `$set` event per person, creating it with ten properties. */
+function* personEvents(count: number): Generator<GeneratedEvent> {
+  const random = new Random(11);
+  const start = Date.now() - count * 1000;
+  for (let index = 0; index < count; index++) {
+    yield {
+      event: '$set',
+      distinct_id: `person-${index}`,
+      uuid: random.uuid(),
+      timestamp: new Date(start + index * 1000).toISOString(),
+      properties: {
+        $set: {
+          email: `person${index}@example.com`,
+          name: `Person ${index}`,
+          plan: random.pick(PLANS),
+          country: random.pick(COUNTRIES),
+          age: 18 + random.int(60),
+          seats: 1 + random.int(50),
+          signed_up: new Date(start + index * 1000).toISOString(),
+          verified: random.next() < 0.5,
+          company: `company-${random.int(5000)}`,
+          score: Math.round(random.next() * 1000) / 10,
+        },
+      },
+    };
+  }
+}
+
+const CURRENT_PERSONS = `SELECT id, argMax(person_id, version) AS number, argMax(created_at, version) AS created,
+    argMax(properties, version) AS props FROM persons WHERE team_id = 1 GROUP BY id HAVING argMax(is_deleted, version) = 0`;
+
+function rawPage(where: string, offset: number): string[] {
+  const page = `SELECT id, number, created, props FROM (${CURRENT_PERSONS}) WHERE ${where}
+    ORDER BY created DESC, number DESC LIMIT 100 OFFSET ${offset}`;
+  return [
+    page,
+    `SELECT count() FROM (${CURRENT_PERSONS}) WHERE ${where}`,
+    `SELECT person_id, groupArray(distinct_id) FROM person_distinct_ids WHERE team_id = 1
+       AND person_id IN (SELECT id FROM (${page})) GROUP BY person_id`,
+  ];
+}
+
+/**
+ * The persons suite: persons with ten properties through capture, then list pages at three
+ * offsets, a property filter and an email search, through the API and as raw warehouse SQL.
+ */
+export async function personsSuite(options: { events: number }): Promise<Measurement[]> {
+  const persons = options.events;
+  const server = await TallyServer.start({ LOG_LEVEL: 'error' });
+  const seconds = await loadThroughCapture(server, personEvents(persons), persons, 'creating persons via capture');
+  const last = Math.max(0, persons - 100);
+  const middle = Math.floor(persons / 2);
+  const searched = `person${Math.floor(persons / 3)}@example.com`;
+  const cases = [
+    { name: 'list, offset 0', url: '/api/projects/1/persons/?limit=100', raw: rawPage('1', 0) },
+    { name: `list, offset ${middle}`, url: `/api/projects/1/persons/?limit=100&offset=${middle}`, raw: rawPage('1', middle) },
+    { name: `list, offset ${last}`, url: `/api/projects/1/persons/?limit=100&offset=${last}`, raw: rawPage('1', last) },
+    {
+      name: 'list, person property filter',
+      url: `/api/projects/1/persons/?limit=100&properties=${encodeURIComponent(JSON.stringify([{ key: 'plan', value: 'pro', type: 'person' }]))}`,
+      raw: rawPage(`JSONExtractString(props, 'plan') = 'pro'`, 0),
+    },
+    {
+      name: 'search by email',
+      url: `/api/projects/1/persons/?limit=100&search=${encodeURIComponent(searched)}`,
+      raw: rawPage(`positionCaseInsensitive(JSONExtractString(props, 'email'), '${searched}') > 0`, 0),
+    },
+  ];
+  const apiTimes = new Map<string, { median: number; p95: number }>();
+  for (const query of cases) {
+    apiTimes.set(
+      query.name,
+      await timeRuns(async () => {
+        const response = await server.get(query.url);
+        if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
+      }),
+    );
+  }
+  const peak = memoryOf(server.pid!).peakMb;
+  await server.stop();
+
+  const raw = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse'));
+  const measurements: Measurement[] = [
+    { suite: 'persons', name: `create ${persons} persons through capture`, unit: 'events/s', value: Math.round(persons / seconds) },
+  ];
+  for (const query of cases) {
+    const rawTime = await timeRuns(async () => {
+      for (const sql of query.raw) await raw.query(sql);
+    });
+    const api = apiTimes.get(query.name)!;
+    measurements.push({ suite: 'persons', name: query.name, unit: 'ms', value: api.median, p95: api.p95, raw: rawTime.median, ratio: api.median / rawTime.median });
+  }
+  await raw.close();
+  await server.dispose();
+  measurements.push({ suite: 'persons', name: 'server peak RSS (load + queries)', unit: 'MB', value: Math.round(peak) });
+  return measurements;
+}
