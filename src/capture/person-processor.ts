@@ -29,29 +29,78 @@ function mergeSourceOf(event: NormalizedEvent): string | null {
   return null;
 }
 
-/** Applies $set_once, $set and $unset in PostHog's order; true when anything changed. */
-export function applyPersonUpdate(properties: Record<string, unknown>, update: PersonUpdate): boolean {
+/** Events whose person changes are always written, whatever they change. */
+const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set']);
+
+/**
+ * Values that change on every page view (URL, screen, browser, GeoIP detail). A new value of
+ * one of these alone does not make PostHog write the person; it is written along with the next
+ * change that matters. A key the person does not have yet always counts.
+ */
+const FILTERED_PERSON_UPDATE_PROPERTIES = new Set([
+  '$current_url',
+  '$pathname',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$raw_user_agent',
+  '$os',
+  '$os_name',
+  '$os_version',
+  '$geoip_postal_code',
+  '$geoip_time_zone',
+  '$geoip_latitude',
+  '$geoip_longitude',
+  '$geoip_accuracy_radius',
+  '$geoip_subdivision_1_code',
+  '$geoip_subdivision_1_name',
+  '$geoip_subdivision_2_code',
+  '$geoip_subdivision_2_name',
+  '$geoip_subdivision_3_code',
+  '$geoip_subdivision_3_name',
+  '$geoip_city_confidence',
+  '$geoip_country_confidence',
+  '$geoip_postal_code_confidence',
+  '$geoip_subdivision_1_confidence',
+  '$geoip_subdivision_2_confidence',
+]);
+
+/** What an update did: nothing, only filtered value changes, or a change worth writing. */
+export type UpdateOutcome = 'unchanged' | 'filtered' | 'changed';
+
+/** Applies $set_once, $set and $unset in PostHog's order. */
+export function applyPersonUpdate(properties: Record<string, unknown>, update: PersonUpdate, force = true): UpdateOutcome {
   const before = new Set(Object.keys(properties));
-  let changed = false;
+  let outcome: UpdateOutcome = 'unchanged';
   for (const [key, value] of Object.entries(update.setOnce)) {
     if (!(key in properties)) {
       properties[key] = value;
-      changed = true;
+      outcome = 'changed';
     }
   }
   for (const [key, value] of Object.entries(update.set)) {
-    if (!(key in properties) || !isIdenticalJson(properties[key], value)) {
+    if (!(key in properties)) {
       properties[key] = value;
-      changed = true;
+      outcome = 'changed';
+    } else if (!isIdenticalJson(properties[key], value)) {
+      properties[key] = value;
+      if (force || !FILTERED_PERSON_UPDATE_PROPERTIES.has(key)) outcome = 'changed';
+      else if (outcome === 'unchanged') outcome = 'filtered';
     }
   }
   for (const key of update.unset) {
     if (before.has(key) && key in properties) {
       delete properties[key];
-      changed = true;
+      outcome = 'changed';
     }
   }
-  return changed;
+  return outcome;
 }
 
 function initialProperties(event: NormalizedEvent): Record<string, unknown> {
@@ -85,7 +134,9 @@ export class PersonProcessor {
         freshlyCreated = true;
       }
     }
-    if (!freshlyCreated && applyPersonUpdate(person.properties, event.personUpdate)) this.batch.markDirty(person);
+    if (!freshlyCreated && applyPersonUpdate(person.properties, event.personUpdate, PERSON_EVENTS.has(event.event)) === 'changed') {
+      this.batch.markDirty(person);
+    }
     this.touchLastSeen(person, event);
     return {
       personId: person.uuid,
@@ -129,13 +180,14 @@ export class PersonProcessor {
     return person;
   }
 
+  /**
+   * Hour-precision last-seen time. Like the filtered properties it never causes a write by
+   * itself (every event would), and is written with the person's next real change.
+   */
   private touchLastSeen(person: PersonState, event: NormalizedEvent): void {
     if (event.properties.$update_person_last_seen_at === false) return;
     const hour = isoWithMicros(Math.floor(event.time / HOUR_MS) * HOUR_MS);
-    if (person.lastSeenAt === null || hour > person.lastSeenAt) {
-      person.lastSeenAt = hour;
-      this.batch.markDirty(person);
-    }
+    if (person.lastSeenAt === null || hour > person.lastSeenAt) person.lastSeenAt = hour;
   }
 
   private async propertyless(event: NormalizedEvent): Promise<EventPerson> {
