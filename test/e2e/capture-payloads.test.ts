@@ -167,8 +167,7 @@ describe('capture: payload forms, responses and timestamps', () => {
   });
 
   test('oversized bodies answer 413', async () => {
-    const big = json({ api_key: token, batch: [event('big', { properties: { token, blob: 'x'.repeat(3 * 1024 * 1024) } })] });
-    const onEvent = await post('/e/', big, { 'content-type': 'application/json' });
+    const onEvent = await server.announceBody('POST', '/e/', 3 * 1024 * 1024, { 'content-type': 'application/json' });
     assert.equal(onEvent.status, 413);
     const bomb = zlib.gzipSync(Buffer.alloc(30 * 1024 * 1024, 0x20));
     const onBatch = await post('/batch/', bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' });

@@ -135,10 +135,7 @@ describe('projects API', () => {
     assert.equal(malformed.body.type, 'invalid_request');
     assert.equal(malformed.body.code, 'parse_error');
 
-    const huge = await server.request('PATCH', '/api/projects/1/', {
-      rawBody: JSON.stringify({ name: 'x'.repeat(21 * 1024 * 1024) }),
-      headers: { 'content-type': 'application/json' },
-    });
+    const huge = await server.announceBody('PATCH', '/api/projects/1/', 21 * 1024 * 1024, { 'content-type': 'application/json' });
     assert.equal(huge.status, 413);
     assert.equal(huge.body.type, 'invalid_request');
 

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +114,30 @@ export class TallyServer {
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  /**
+   * Announces a body of `contentLength` bytes and reads the answer without sending it: how an
+   * oversized upload meets the server's limit, without the client racing the server's close.
+   */
+  announceBody(method: string, pathname: string, contentLength: number, headers: Record<string, string> = {}) {
+    return new Promise<ApiResponse>((resolve, reject) => {
+      const request = http.request(this.url + pathname, {
+        method,
+        headers: { ...headers, 'content-length': String(contentLength), authorization: `Bearer ${this.personalApiKey}` },
+      });
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => {
+          const body = (response.headers['content-type'] ?? '').includes('json') && text ? JSON.parse(text) : text;
+          resolve({ status: response.statusCode ?? 0, headers: new Headers(), body, text });
+          request.destroy();
+        });
+      });
+      request.on('error', reject);
+      request.flushHeaders();
+    });
   }
 
   get<T = any>(pathname: string, options?: RequestOptions) {
