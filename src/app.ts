@@ -9,6 +9,7 @@ import { cohortRoutes } from './http/routes/cohorts.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
 import { personRoutes } from './http/routes/persons.js';
+import { personActorRoutes } from './http/routes/person-actors.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { trendRoutes } from './http/routes/trends.js';
 import { propertyDefinitionRoutes } from './http/routes/property-definitions.js';
@@ -50,6 +51,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     await projectRoutes(api, context);
     await trendRoutes(api, context);
     await personRoutes(api, context);
+    await personActorRoutes(api, context);
     await eventDefinitionRoutes(api, context);
     await propertyDefinitionRoutes(api, context);
     await actionRoutes(api, context);

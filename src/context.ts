@@ -27,6 +27,7 @@ import { CohortRepository } from './cohorts/cohort-repository.js';
 import { CohortService } from './cohorts/cohort-service.js';
 import { CohortSqlCompiler } from './cohorts/cohort-sql.js';
 import { PersonRepository } from './persons/person-repository.js';
+import { createAnalysisActors, type AnalysisActors } from './insights/actors/analysis-actors.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -53,6 +54,8 @@ export interface AppContext {
   persons: PersonsApi;
   actions: ActionService;
   cohorts: CohortService;
+  /** The persons analysis endpoints (actors of trends, funnels, retention, …). */
+  actors: AnalysisActors;
 }
 
 export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse): AppContext {
@@ -104,5 +107,6 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
+    actors: createAnalysisActors(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
   };
 }

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.js';
+import type { ActorList } from '../../insights/actors/actor-list.js';
+import { mergeRequestInput, type RawInput } from '../../insights/filter-model.js';
+import type { Project } from '../../projects/project.js';
+import { nextActorsUrl, peopleEnvelope } from '../actor-envelope.js';
+import { responseFormat, sendCsv } from '../flat-csv.js';
+import { requireProject } from '../request-context.js';
+
+const ProjectParams = Type.Object({ project_id: Type.String() });
+
+/**
+ * The contract lists no scope for these rows; they read persons, so they need `person:read`,
+ * the scope of PostHog's persons viewset (DECISIONS.md).
+ */
+const OPTIONS = { schema: { params: ProjectParams }, config: { scopes: ['person:read' as const] } };
+
+type Handler = (request: FastifyRequest, project: Project, input: RawInput) => Promise<{ body: object; csvRows: unknown[] }>;
+
+function register(app: FastifyInstance, methods: Array<'GET' | 'POST'>, url: string, handler: Handler): void {
+  for (const method of methods) {
+    app.route({
+      method,
+      url,
+      ...OPTIONS,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const format = responseFormat(request);
+        const input = mergeRequestInput(request.query as RawInput, request.body);
+        const { body, csvRows } = await handler(request, requireProject(request), input);
+        return format === 'csv' ? sendCsv(reply, csvRows) : body;
+      },
+    });
+  }
+}
+
+/** The envelope of trends, funnel, funnel/correlation and path actors; CSV lists the people. */
+function fullPageEnvelope(request: FastifyRequest, list: ActorList) {
+  return { body: peopleEnvelope(request, list, nextActorsUrl(request, list, list.rawCount >= list.page.limit)), csvRows: list.people };
+}
+
+/**
+ * The persons analysis endpoints under `/api/projects/:project_id/persons`. They are static
+ * paths, which the router matches before `/persons/:id`. Schemas and wiring only; the rules
+ * live in src/insights.
+ */
+export async function personActorRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const base = '/api/projects/:project_id/persons';
+  const { actors } = context;
+
+  register(app, ['GET'], `${base}/trends/`, async (request, project, input) =>
+    fullPageEnvelope(request, await actors.trends.actors(project, input)),
+  );
+}

@@ -1,0 +1,75 @@
+import type { DateTime } from 'luxon';
+import { ValidationError } from '../../errors.js';
+import { toWarehouseTime } from '../date-range.js';
+import { EventSource } from '../event-source.js';
+import type { PropertyGroup, SeriesEntity } from '../filter-model.js';
+import { compilePropertyFilters } from '../property-filters.js';
+import { SqlParams } from '../sql-params.js';
+import type { InsightResolvers } from '../trends/series-scope.js';
+
+/** Where and when the events of a multi-entity query (funnels, retention, paths) come from. */
+export interface EventScopeDefinition {
+  teamId: number;
+  timezone: string;
+  /** Inclusive lower bound; null reads from the first event. */
+  from: DateTime | null;
+  /** Upper bound; null reads to the last event. */
+  to: DateTime | null;
+  /** True when events at `to` are outside (periods that end where the next starts). */
+  toExclusive?: boolean;
+  /** Global and test-account filters, ANDed; they apply to every event read. */
+  properties: PropertyGroup;
+  resolvers: InsightResolvers;
+}
+
+/**
+ * The parameters, event source and WHERE conditions of a query over the events of several
+ * entities at once: each entity becomes a condition (`entityCondition`) the query can use in
+ * flags or filters. Team and timestamp come first so ClickHouse prunes by the sort key.
+ */
+export class EventScope {
+  private constructor(
+    readonly params: SqlParams,
+    readonly source: EventSource,
+    private readonly conditions: string[],
+    private readonly resolvers: InsightResolvers,
+  ) {}
+
+  static async create(definition: EventScopeDefinition): Promise<EventScope> {
+    const params = new SqlParams();
+    params.named('team_id', definition.teamId, 'Int64');
+    params.named('timezone', definition.timezone, 'String');
+    const fromText = definition.from ? toWarehouseTime(definition.from) : '1970-01-01 00:00:00.000000';
+    const toText = definition.to ? toWarehouseTime(definition.to) : '2200-01-01 00:00:00.000000';
+    const source = new EventSource(params, { from: fromText, to: toText });
+    const conditions = ['e.team_id = {team_id:Int64}'];
+    if (definition.from) conditions.push(`e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`);
+    if (definition.to) conditions.push(`e.timestamp ${definition.toExclusive ? '<' : '<='} ${params.add(toText, "DateTime64(6, 'UTC')")}`);
+    const properties = await compilePropertyFilters(definition.properties, { columns: source, params, cohorts: definition.resolvers.cohorts });
+    if (properties !== '1') conditions.push(`(${properties})`);
+    return new EventScope(params, source, conditions, definition.resolvers);
+  }
+
+  /** True for events of the entity (its event name or action, and its own properties). */
+  async entityCondition(entity: SeriesEntity, attr: string): Promise<string> {
+    const parts: string[] = [];
+    if (entity.type === 'events' && entity.id !== null) parts.push(`e.event = ${this.params.add(String(entity.id), 'String')}`);
+    if (entity.type === 'actions') {
+      const action = await this.resolvers.actions.resolve(Number(entity.id), this.source, this.params);
+      if (!action) throw new ValidationError(attr, `Action ${entity.id} does not exist.`);
+      parts.push(`(${action.condition})`);
+    }
+    const properties = await compilePropertyFilters(entity.properties, {
+      columns: this.source,
+      params: this.params,
+      cohorts: this.resolvers.cohorts,
+    });
+    if (properties !== '1') parts.push(`(${properties})`);
+    return parts.length === 0 ? '1' : parts.join(' AND ');
+  }
+
+  /** `FROM … WHERE …`; call after every expression of the query has been built. */
+  fromWhere(extraConditions: string[] = []): string {
+    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
+  }
+}
