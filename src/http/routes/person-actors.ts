@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { ActorList } from '../../insights/actors/actor-list.js';
 import { mergeRequestInput, type RawInput } from '../../insights/filter-model.js';
 import type { Project } from '../../projects/project.js';
-import { nextActorsUrl, peopleEnvelope } from '../actor-envelope.js';
+import { nextActorsUrl, peopleEnvelope, shortPeopleEnvelope } from '../actor-envelope.js';
 import { responseFormat, sendCsv } from '../flat-csv.js';
 import { requireProject } from '../request-context.js';
 
@@ -39,6 +39,11 @@ function fullPageEnvelope(request: FastifyRequest, list: ActorList) {
   return { body: peopleEnvelope(request, list, nextActorsUrl(request, list, list.rawCount >= list.page.limit)), csvRows: list.people };
 }
 
+/** The shorter envelope of stickiness and lifecycle, whose next page exists when this one is full of people. */
+function shortEnvelope(request: FastifyRequest, list: ActorList) {
+  return { body: shortPeopleEnvelope(list, nextActorsUrl(request, list, list.people.length >= list.page.limit)), csvRows: list.people };
+}
+
 /**
  * The persons analysis endpoints under `/api/projects/:project_id/persons`. They are static
  * paths, which the router matches before `/persons/:id`. Schemas and wiring only; the rules
@@ -50,5 +55,11 @@ export async function personActorRoutes(app: FastifyInstance, context: AppContex
 
   register(app, ['GET'], `${base}/trends/`, async (request, project, input) =>
     fullPageEnvelope(request, await actors.trends.actors(project, input)),
+  );
+  register(app, ['GET'], `${base}/stickiness/`, async (request, project, input) =>
+    shortEnvelope(request, await actors.stickiness.actors(project, input)),
+  );
+  register(app, ['GET'], `${base}/lifecycle/`, async (request, project, input) =>
+    shortEnvelope(request, await actors.lifecycle.actors(project, input)),
   );
 }

@@ -2,15 +2,21 @@ import { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { TrendActorsService } from '../trends/trend-actors-service.js';
+import { StickinessActorsService } from '../stickiness/stickiness-actors-service.js';
+import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js';
 
 /** Every service behind the persons analysis endpoints (`/persons/trends`, `/persons/funnel`, …). */
 export interface AnalysisActors {
   trends: TrendActorsService;
+  stickiness: StickinessActorsService;
+  lifecycle: LifecycleActorsService;
 }
 
 export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
   const hydrator = new PersonHydrator(warehouse);
   return {
     trends: new TrendActorsService(warehouse, hydrator, resolvers),
+    stickiness: new StickinessActorsService(warehouse, hydrator, resolvers),
+    lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
   };
 }
