@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ActorList } from '../insights/actors/actor-list.js';
+import type { ActorPage } from '../insights/actors/actor-page.js';
 
 /** The request's absolute URL. */
 function currentUrl(request: FastifyRequest): URL {
@@ -14,14 +15,14 @@ function currentUrl(request: FastifyRequest): URL {
  */
 export function nextActorsUrl(
   request: FastifyRequest,
-  list: ActorList,
+  page: ActorPage,
   full: boolean,
   keys: { offset: string; limit?: string } = { offset: 'offset' },
 ): string | null {
   if (!full) return null;
   const url = currentUrl(request);
-  url.searchParams.set(keys.offset, String(list.page.offset + list.page.limit));
-  if (keys.limit) url.searchParams.set(keys.limit, String(list.page.limit));
+  url.searchParams.set(keys.offset, String(page.offset + page.limit));
+  if (keys.limit) url.searchParams.set(keys.limit, String(page.limit));
   return url.toString();
 }
 

@@ -36,12 +36,12 @@ function register(app: FastifyInstance, methods: Array<'GET' | 'POST'>, url: str
 
 /** The envelope of trends, funnel, funnel/correlation and path actors; CSV lists the people. */
 function fullPageEnvelope(request: FastifyRequest, list: ActorList) {
-  return { body: peopleEnvelope(request, list, nextActorsUrl(request, list, list.rawCount >= list.page.limit)), csvRows: list.people };
+  return { body: peopleEnvelope(request, list, nextActorsUrl(request, list.page, list.rawCount >= list.page.limit)), csvRows: list.people };
 }
 
 /** The shorter envelope of stickiness and lifecycle, whose next page exists when this one is full of people. */
 function shortEnvelope(request: FastifyRequest, list: ActorList) {
-  return { body: shortPeopleEnvelope(list, nextActorsUrl(request, list, list.people.length >= list.page.limit)), csvRows: list.people };
+  return { body: shortPeopleEnvelope(list, nextActorsUrl(request, list.page, list.people.length >= list.page.limit)), csvRows: list.people };
 }
 
 /**
@@ -59,6 +59,12 @@ export async function personActorRoutes(app: FastifyInstance, context: AppContex
   register(app, ['GET'], `${base}/stickiness/`, async (request, project, input) =>
     shortEnvelope(request, await actors.stickiness.actors(project, input)),
   );
+  register(app, ['GET'], `${base}/retention/`, async (request, project, input) => {
+    const list = await actors.retention.actors(project, input);
+    // Retention's own envelope (persons.md §2.20): singular `result`, rows of person and appearances.
+    const next = nextActorsUrl(request, list.page, list.rawCount >= list.page.limit);
+    return { body: { result: list.result, next, missing_persons: list.missingPersons }, csvRows: list.result };
+  });
   register(app, ['GET'], `${base}/lifecycle/`, async (request, project, input) =>
     shortEnvelope(request, await actors.lifecycle.actors(project, input)),
   );

@@ -4,12 +4,14 @@ import type { InsightResolvers } from '../trends/series-scope.js';
 import { TrendActorsService } from '../trends/trend-actors-service.js';
 import { StickinessActorsService } from '../stickiness/stickiness-actors-service.js';
 import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js';
+import { RetentionActorsService } from '../retention/retention-actors-service.js';
 
 /** Every service behind the persons analysis endpoints (`/persons/trends`, `/persons/funnel`, …). */
 export interface AnalysisActors {
   trends: TrendActorsService;
   stickiness: StickinessActorsService;
   lifecycle: LifecycleActorsService;
+  retention: RetentionActorsService;
 }
 
 export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
@@ -18,5 +20,6 @@ export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightRes
     trends: new TrendActorsService(warehouse, hydrator, resolvers),
     stickiness: new StickinessActorsService(warehouse, hydrator, resolvers),
     lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
+    retention: new RetentionActorsService(warehouse, hydrator, resolvers),
   };
 }
