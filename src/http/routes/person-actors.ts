@@ -65,6 +65,9 @@ export async function personActorRoutes(app: FastifyInstance, context: AppContex
     const next = nextActorsUrl(request, list.page, list.rawCount >= list.page.limit);
     return { body: { result: list.result, next, missing_persons: list.missingPersons }, csvRows: list.result };
   });
+  register(app, ['GET', 'POST'], `${base}/funnel/`, async (request, project, input) =>
+    fullPageEnvelope(request, await actors.funnel.actors(project, input)),
+  );
   register(app, ['GET'], `${base}/lifecycle/`, async (request, project, input) =>
     shortEnvelope(request, await actors.lifecycle.actors(project, input)),
   );

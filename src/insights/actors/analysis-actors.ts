@@ -5,6 +5,7 @@ import { TrendActorsService } from '../trends/trend-actors-service.js';
 import { StickinessActorsService } from '../stickiness/stickiness-actors-service.js';
 import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js';
 import { RetentionActorsService } from '../retention/retention-actors-service.js';
+import { FunnelActorsService } from '../funnels/funnel-actors-service.js';
 
 /** Every service behind the persons analysis endpoints (`/persons/trends`, `/persons/funnel`, …). */
 export interface AnalysisActors {
@@ -12,6 +13,7 @@ export interface AnalysisActors {
   stickiness: StickinessActorsService;
   lifecycle: LifecycleActorsService;
   retention: RetentionActorsService;
+  funnel: FunnelActorsService;
 }
 
 export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
@@ -21,5 +23,6 @@ export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightRes
     stickiness: new StickinessActorsService(warehouse, hydrator, resolvers),
     lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
     retention: new RetentionActorsService(warehouse, hydrator, resolvers),
+    funnel: new FunnelActorsService(warehouse, hydrator, resolvers),
   };
 }

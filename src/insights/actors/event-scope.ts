@@ -68,6 +68,11 @@ export class EventScope {
     return parts.length === 0 ? '1' : parts.join(' AND ');
   }
 
+  /** True when the event's person is in the cohort. */
+  cohortMembership(cohortId: number): Promise<string> {
+    return this.resolvers.cohorts.membershipCondition(cohortId, this.source.personId, this.params);
+  }
+
   /** `FROM … WHERE …`; call after every expression of the query has been built. */
   fromWhere(extraConditions: string[] = []): string {
     return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
