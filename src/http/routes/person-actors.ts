@@ -68,6 +68,9 @@ export async function personActorRoutes(app: FastifyInstance, context: AppContex
   register(app, ['GET', 'POST'], `${base}/funnel/`, async (request, project, input) =>
     fullPageEnvelope(request, await actors.funnel.actors(project, input)),
   );
+  register(app, ['GET', 'POST'], `${base}/path/`, async (request, project, input) =>
+    fullPageEnvelope(request, await actors.path.actors(project, input)),
+  );
   register(app, ['GET'], `${base}/lifecycle/`, async (request, project, input) =>
     shortEnvelope(request, await actors.lifecycle.actors(project, input)),
   );

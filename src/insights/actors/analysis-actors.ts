@@ -6,6 +6,7 @@ import { StickinessActorsService } from '../stickiness/stickiness-actors-service
 import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js';
 import { RetentionActorsService } from '../retention/retention-actors-service.js';
 import { FunnelActorsService } from '../funnels/funnel-actors-service.js';
+import { PathActorsService } from '../paths/path-actors-service.js';
 
 /** Every service behind the persons analysis endpoints (`/persons/trends`, `/persons/funnel`, …). */
 export interface AnalysisActors {
@@ -14,6 +15,7 @@ export interface AnalysisActors {
   lifecycle: LifecycleActorsService;
   retention: RetentionActorsService;
   funnel: FunnelActorsService;
+  path: PathActorsService;
 }
 
 export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
@@ -24,5 +26,6 @@ export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightRes
     lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
     retention: new RetentionActorsService(warehouse, hydrator, resolvers),
     funnel: new FunnelActorsService(warehouse, hydrator, resolvers),
+    path: new PathActorsService(warehouse, hydrator, resolvers),
   };
 }

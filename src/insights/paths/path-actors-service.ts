@@ -1,0 +1,35 @@
+import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { Project } from '../../projects/project.js';
+import type { Warehouse } from '../../storage/warehouse/warehouse.js';
+import { hydrateActors, type ActorList } from '../actors/actor-list.js';
+import { readActorPage } from '../actors/actor-page.js';
+import { withSearch } from '../actors/actor-search.js';
+import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
+import { resolveDateRange } from '../date-range.js';
+import { combineAnd, type RawInput } from '../filter-model.js';
+import type { InsightResolvers } from '../trends/series-scope.js';
+import { pathActorsSql } from './path-actors.js';
+import { parsePathFilter } from './path-filter.js';
+
+/** `GET|POST /persons/path`: the persons through one paths node or edge, or whose path ended at a node. */
+export class PathActorsService {
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly hydrator: PersonHydrator,
+    private readonly resolvers: InsightResolvers,
+  ) {}
+
+  async actors(project: Project, input: RawInput): Promise<ActorList> {
+    const parsed = parsePathFilter(input);
+    const filter = { ...parsed, properties: withSearch(combineAnd(parsed.properties, testAccountFilters(project, parsed)), input) };
+    const range = resolveDateRange(filter.dates, projectClock(project));
+    const page = readActorPage(input);
+    const { sql, params } = await pathActorsSql({
+      scope: { teamId: project.id, timezone: project.timezone, from: range.from, to: range.to, resolvers: this.resolvers },
+      filter,
+      page,
+    });
+    const rows = await this.warehouse.query<{ actor_id: string }>(sql, params);
+    return hydrateActors(this.hydrator, project, rows.map((row) => row.actor_id), page);
+  }
+}

@@ -1,0 +1,121 @@
+import { ValidationError } from '../../errors.js';
+import { parseAnalysisFilter } from '../actors/analysis-filter.js';
+import type { DateRangeInput } from '../date-range.js';
+import type { PropertyGroup, RawInput } from '../filter-model.js';
+import { isUsableRegex } from '../property-filters.js';
+
+export const PATH_EVENT_TYPES = ['$pageview', '$screen', 'custom_event'] as const;
+export type PathEventType = (typeof PATH_EVENT_TYPES)[number];
+
+/** A node of the paths graph: `"<1-based position>_<path item>"`. */
+export interface PathNode {
+  position: number;
+  item: string;
+}
+
+/** A legacy paths filter (insights.md §6.1) and the node selectors of the actors endpoint. */
+export interface PathFilter {
+  /** Empty: every event is a path item. */
+  eventTypes: PathEventType[];
+  startPoint: string | null;
+  endPoint: string | null;
+  stepLimit: number;
+  excludeEvents: string[];
+  groupings: string[];
+  cleaning: Array<{ regex: string; alias: string }>;
+  properties: PropertyGroup;
+  filterTestAccounts: boolean;
+  dates: DateRangeInput;
+  startKey: PathNode | null;
+  endKey: PathNode | null;
+  dropoffKey: PathNode | null;
+}
+
+const MAX_STEP_LIMIT = 100;
+
+function jsonList(value: unknown, attr: string): unknown[] {
+  if (value === undefined || value === null || value === '') return [];
+  let decoded: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      decoded = JSON.parse(value);
+    } catch {
+      // A single plain value, as older clients send `include_event_types=$pageview`.
+      decoded = [value];
+    }
+  }
+  if (!Array.isArray(decoded)) throw new ValidationError(attr, `${attr} must be a list.`);
+  return decoded;
+}
+
+function stringList(value: unknown, attr: string): string[] {
+  const list = jsonList(value, attr);
+  if (!list.every((item) => typeof item === 'string')) throw new ValidationError(attr, `${attr} must be a list of strings.`);
+  return list as string[];
+}
+
+function eventTypes(input: RawInput): PathEventType[] {
+  const requested = input.include_event_types !== undefined ? stringList(input.include_event_types, 'include_event_types') : [];
+  const attr = input.include_event_types !== undefined ? 'include_event_types' : 'path_type';
+  const types = requested.length > 0 ? requested : input.path_type ? [String(input.path_type)] : [];
+  for (const type of types) {
+    if (!(PATH_EVENT_TYPES as readonly string[]).includes(type)) {
+      throw new ValidationError(attr, `Path event type "${type}" is not one of ${PATH_EVENT_TYPES.join(', ')}.`);
+    }
+  }
+  return types as PathEventType[];
+}
+
+function optionalText(value: unknown): string | null {
+  return value === undefined || value === null || value === '' ? null : String(value);
+}
+
+function stepLimit(value: unknown): number {
+  if (value === undefined || value === null || value === '') return 5;
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_STEP_LIMIT) {
+    throw new ValidationError('step_limit', `step_limit must be an integer from 1 to ${MAX_STEP_LIMIT}.`);
+  }
+  return Number(text);
+}
+
+function cleaningRules(value: unknown): Array<{ regex: string; alias: string }> {
+  return jsonList(value, 'local_path_cleaning_filters').map((rule) => {
+    const { regex, alias } = (rule ?? {}) as { regex?: unknown; alias?: unknown };
+    if (typeof regex !== 'string' || !isUsableRegex(regex) || (alias !== undefined && typeof alias !== 'string')) {
+      throw new ValidationError('local_path_cleaning_filters', 'Each cleaning rule needs a valid "regex" and a string "alias".');
+    }
+    return { regex, alias: alias ?? '' };
+  });
+}
+
+/** `"2_/pricing"` → position 2, item `/pricing`. */
+function pathNode(value: unknown, attr: string): PathNode | null {
+  const text = optionalText(value);
+  if (text === null) return null;
+  const match = /^(\d+)_(.*)$/s.exec(text);
+  if (!match || Number(match[1]) < 1) throw new ValidationError(attr, `${attr} must look like "<step>_<path item>", e.g. "1_/home".`);
+  return { position: Number(match[1]), item: match[2]! };
+}
+
+export function parsePathFilter(input: RawInput): PathFilter {
+  if (optionalText(input.funnel_paths) !== null || optionalText(input.funnel_filter) !== null) {
+    throw new ValidationError('funnel_paths', 'Paths restricted to a funnel are not supported yet.');
+  }
+  const filter = parseAnalysisFilter(input);
+  return {
+    eventTypes: eventTypes(input),
+    startPoint: optionalText(input.start_point),
+    endPoint: optionalText(input.end_point),
+    stepLimit: stepLimit(input.step_limit),
+    excludeEvents: stringList(input.exclude_events, 'exclude_events'),
+    groupings: stringList(input.path_groupings, 'path_groupings'),
+    cleaning: cleaningRules(input.local_path_cleaning_filters),
+    properties: filter.properties,
+    filterTestAccounts: filter.filterTestAccounts,
+    dates: filter.dates,
+    startKey: pathNode(input.path_start_key, 'path_start_key'),
+    endKey: pathNode(input.path_end_key, 'path_end_key'),
+    dropoffKey: pathNode(input.path_dropoff_key, 'path_dropoff_key'),
+  };
+}
