@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { ActorList } from '../../insights/actors/actor-list.js';
+import { CORRELATION_PAGE_KEYS } from '../../insights/funnels/correlation-actors-service.js';
 import { mergeRequestInput, type RawInput } from '../../insights/filter-model.js';
 import type { Project } from '../../projects/project.js';
 import { nextActorsUrl, peopleEnvelope, shortPeopleEnvelope } from '../actor-envelope.js';
@@ -68,6 +69,12 @@ export async function personActorRoutes(app: FastifyInstance, context: AppContex
   register(app, ['GET', 'POST'], `${base}/funnel/`, async (request, project, input) =>
     fullPageEnvelope(request, await actors.funnel.actors(project, input)),
   );
+  register(app, ['GET', 'POST'], `${base}/funnel/correlation/`, async (request, project, input) => {
+    const list = await actors.correlation.actors(project, input);
+    // Its links move its own offset and limit parameters (persons.md §2.17).
+    const next = nextActorsUrl(request, list.page, list.rawCount >= list.page.limit, CORRELATION_PAGE_KEYS);
+    return { body: peopleEnvelope(request, list, next), csvRows: list.people };
+  });
   register(app, ['GET', 'POST'], `${base}/path/`, async (request, project, input) =>
     fullPageEnvelope(request, await actors.path.actors(project, input)),
   );

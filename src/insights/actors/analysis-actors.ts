@@ -7,6 +7,7 @@ import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js
 import { RetentionActorsService } from '../retention/retention-actors-service.js';
 import { FunnelActorsService } from '../funnels/funnel-actors-service.js';
 import { PathActorsService } from '../paths/path-actors-service.js';
+import { CorrelationActorsService } from '../funnels/correlation-actors-service.js';
 
 /** Every service behind the persons analysis endpoints (`/persons/trends`, `/persons/funnel`, …). */
 export interface AnalysisActors {
@@ -16,16 +17,19 @@ export interface AnalysisActors {
   retention: RetentionActorsService;
   funnel: FunnelActorsService;
   path: PathActorsService;
+  correlation: CorrelationActorsService;
 }
 
 export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
   const hydrator = new PersonHydrator(warehouse);
+  const funnel = new FunnelActorsService(warehouse, hydrator, resolvers);
   return {
     trends: new TrendActorsService(warehouse, hydrator, resolvers),
     stickiness: new StickinessActorsService(warehouse, hydrator, resolvers),
     lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
     retention: new RetentionActorsService(warehouse, hydrator, resolvers),
-    funnel: new FunnelActorsService(warehouse, hydrator, resolvers),
+    funnel,
     path: new PathActorsService(warehouse, hydrator, resolvers),
+    correlation: new CorrelationActorsService(warehouse, hydrator, funnel),
   };
 }
