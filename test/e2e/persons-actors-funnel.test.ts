@@ -16,6 +16,11 @@ import { ERRORS, type TallyServer } from '../support/tally.js';
  *   f5  sign up 01, view 20 (19 days later)           ordered 1 with the 14-day window, 2 with 20 days
  *   f6  view 02, pay 03 (never signs up)              ordered —, unordered 2
  *   f7  sign up 05, other 05 11:00, view 06           ordered 2, strict 1, unordered 2
+ *
+ * Exclusions, June 2021:
+ *   f8   sign up 01, blocked 02, view 03, pay 04
+ *   f9   sign up 01, view 02, blocked 03, pay 04
+ *   f10  sign up 01 10:00, blocked 01 11:00, sign up 02 (a clean attempt), view 03
  */
 const FUNNEL = `${PERSONS}/funnel/`;
 const STEPS = {
@@ -40,6 +45,7 @@ describe('persons analysis: funnel actors', () => {
       timestamp: `2021-05-${day}T${time}Z`,
       properties,
     });
+    const june = (event: string, distinctId: string, when: string) => ({ event, distinct_id: distinctId, timestamp: `2021-06-${when}:00:00Z` });
     await sendBatch(server, [
       at('sign up', 'f1', '01', { $browser: 'Chrome' }),
       at('view', 'f1', '02'),
@@ -57,6 +63,19 @@ describe('persons analysis: funnel actors', () => {
       at('sign up', 'f7', '05'),
       at('other', 'f7', '05', {}, '11:00:00'),
       at('view', 'f7', '06'),
+      // June: exclusions.
+      june('sign up', 'f8', '01T10'),
+      june('blocked', 'f8', '02T10'),
+      june('view', 'f8', '03T10'),
+      june('pay', 'f8', '04T10'),
+      june('sign up', 'f9', '01T10'),
+      june('view', 'f9', '02T10'),
+      june('blocked', 'f9', '03T10'),
+      june('pay', 'f9', '04T10'),
+      june('sign up', 'f10', '01T10'),
+      june('blocked', 'f10', '01T11'),
+      june('sign up', 'f10', '02T10'),
+      june('view', 'f10', '03T10'),
     ]);
   });
   after(() => server.dispose());
@@ -108,6 +127,35 @@ describe('persons analysis: funnel actors', () => {
     assert.deepEqual(sortedPeopleIds(await get({ ...byBrowser, funnel_step_breakdown: 'Safari' })), ['f2']);
     assert.deepEqual(sortedPeopleIds(await get({ ...byBrowser, funnel_step_breakdown: [''] })), ['f4', 'f5', 'f7']);
     assert.deepEqual(sortedPeopleIds(await get({ ...byBrowser, funnel_step: 2, funnel_step_breakdown: ['Chrome'] })), ['f1']);
+  });
+
+  test('exclusions: an actor whose furthest attempt met an exclusion between its steps leaves the funnel', async () => {
+    const june = { date_from: '2021-06-01', date_to: '2021-06-30' };
+    const blocked = (from: number, to: number) => [{ id: 'blocked', type: 'events', funnel_from_step: from, funnel_to_step: to }];
+    const expected: Array<[Record<string, unknown>, string[]]> = [
+      [{ funnel_step: 1 }, ['f10', 'f8', 'f9']],
+      [{ funnel_step: 1, exclusions: blocked(0, 1) }, ['f10', 'f9']],
+      [{ funnel_step: 2, exclusions: blocked(0, 1) }, ['f10', 'f9']],
+      [{ funnel_step: 3, exclusions: blocked(0, 1) }, ['f9']],
+      [{ funnel_step: 1, exclusions: blocked(1, 2) }, ['f10', 'f8']],
+      [{ funnel_step: -3, exclusions: blocked(1, 2) }, ['f10']],
+      [{ funnel_step: 1, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, ['f10']],
+      [{ funnel_step: 2, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, ['f10']],
+    ];
+    for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get({ ...june, ...params })), people, JSON.stringify(params));
+    for (const exclusions of [
+      blocked(1, 1),
+      blocked(0, 3),
+      [{ id: 'view', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
+      [{ id: 'blocked', funnel_from_step: 'a', funnel_to_step: 1 }],
+      '[{',
+    ]) {
+      const response = await get({ ...june, funnel_step: 1, exclusions });
+      assert.equal(response.status, 400, JSON.stringify(exclusions));
+      assert.equal(response.body.attr, 'exclusions');
+    }
+    const partial = await get({ ...june, funnel_step: 1, exclusions: blocked(0, 1), funnel_order_type: 'unordered' });
+    assert.equal(partial.status, 400);
   });
 
   test('POST takes the filter as a JSON body; an action can be a step', async () => {

@@ -1,6 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { DateRangeInput } from '../date-range.js';
+import { parseExclusions, type FunnelExclusion } from './funnel-exclusions.js';
 import type { Breakdown, PropertyGroup, RawInput, SeriesEntity } from '../filter-model.js';
 
 export const FUNNEL_ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
@@ -16,6 +17,7 @@ export interface FunnelFilter {
   dates: DateRangeInput;
   breakdown: Breakdown | null;
   orderType: FunnelOrderType;
+  exclusions: FunnelExclusion[];
   windowSeconds: number;
   attribution: BreakdownAttribution;
 }
@@ -78,17 +80,15 @@ export function parseFunnelFilter(input: RawInput): FunnelFilter {
   const filter = parseAnalysisFilter(input);
   if (filter.entities.length === 0) throw new ValidationError('events', 'A funnel needs at least one step in events or actions.', 'required');
   if (filter.entities.length > MAX_FUNNEL_STEPS) throw new ValidationError('events', `A funnel has at most ${MAX_FUNNEL_STEPS} steps.`);
-  if (input.exclusions !== undefined && input.exclusions !== null && input.exclusions !== '' && input.exclusions !== '[]') {
-    const exclusions = typeof input.exclusions === 'string' ? input.exclusions : JSON.stringify(input.exclusions);
-    if (exclusions !== '[]') throw new ValidationError('exclusions', 'Funnel exclusions are not supported by the persons endpoints yet.');
-  }
+  const order = orderType(input.funnel_order_type);
   return {
     steps: filter.entities,
     properties: filter.properties,
     filterTestAccounts: filter.filterTestAccounts,
     dates: filter.dates,
     breakdown: filter.breakdown,
-    orderType: orderType(input.funnel_order_type),
+    orderType: order,
+    exclusions: parseExclusions(input, filter.entities, order === 'unordered'),
     windowSeconds: windowSeconds(input),
     attribution: attribution(input, filter.entities.length),
   };

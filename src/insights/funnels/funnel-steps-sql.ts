@@ -15,7 +15,9 @@ import type { FunnelFilter } from './funnel-filter.js';
  * in descending order: one event never completes two consecutive steps of one attempt. The window
  * is measured from the attempt's entry and is inclusive. Strict funnels clear the steps an event
  * does not match. Unordered funnels take, for each step event, the distinct steps done within the
- * window from it, and keep the best.
+ * window from it, and keep the best. Exclusions follow §1.3 step 6: an exclusion event between
+ * an attempt's steps of its range marks the attempt, and an actor whose furthest attempt is
+ * marked leaves the funnel.
  */
 
 export interface FunnelActorsOptions {
@@ -23,36 +25,61 @@ export interface FunnelActorsOptions {
   breakdownValue: string | null;
 }
 
-function stepMask(conditions: string[]): string {
+function bitMask(conditions: string[]): string {
+  if (conditions.length === 0) return 'toUInt64(0)';
   return conditions.map((condition, k) => `if(${condition}, toUInt64(${2 ** k}), toUInt64(0))`).join(' + ');
 }
 
-/** One fold step: the new `entries` after event `ev` (ev.1 = at, ev.2 = step_mask). */
-function nextEntries(steps: number, window: string, strict: boolean): string {
-  const unmatched = strict ? 'toInt64(-1)' : 'acc.1[k + 1]';
-  return `arrayMap(k -> if(bitTest(ev.2, k),
-      if(k = 0, ev.1, if(acc.1[k] >= 0 AND ev.1 - acc.1[k] <= ${window}, acc.1[k], acc.1[k + 1])),
-      ${unmatched}), range(${steps}))`;
+/** Per step k, the exclusions whose range covers an attempt that has completed step k and not the next one. */
+function exclusionCover(filter: FunnelFilter): number[] {
+  return filter.steps.map((_, k) =>
+    filter.exclusions.reduce((mask, exclusion, j) => (exclusion.fromStep <= k && k < exclusion.toStep ? mask + 2 ** j : mask), 0),
+  );
 }
 
-function orderedFold(steps: number, window: string, strict: boolean): string {
-  const entries = nextEntries(steps, window, strict);
-  const reachedNow = `arrayLastIndex(x -> x >= 0, ${entries})`;
-  // State: (entries, furthest step, entry of the attempt that got there, time it completed the last step).
-  return `arrayFold((acc, ev) -> (
-      ${entries},
-      greatest(acc.2, ${reachedNow}),
-      if(${reachedNow} > acc.2, ${entries}[${reachedNow}], acc.3),
-      if(${reachedNow} = ${steps} AND acc.2 < ${steps}, ev.1, acc.4)
-    ), timeline, (arrayWithConstant(${steps}, toInt64(-1)), toUInt64(0), toInt64(-1), toInt64(-1)))`;
+/**
+ * The fold of ordered and strict funnels. Event `ev` is (at, step_mask, exclusion_mask); the
+ * state is (entries, excluded, furthest step, entry of the attempt that got there, time it
+ * completed the last step, whether that attempt is excluded). `s` binds the new (entries,
+ * excluded) once and `idx` the furthest step they hold.
+ */
+function orderedFold(steps: number, window: string, cover: string, strict: boolean): string {
+  const advances = `bitTest(ev.2, k) AND (k = 0 OR (acc.1[k] >= 0 AND ev.1 - acc.1[k] <= ${window}))`;
+  const entries = `arrayMap(k -> if(${advances}, if(k = 0, ev.1, acc.1[k]), ${strict ? `if(bitTest(ev.2, k), acc.1[k + 1], toInt64(-1))` : 'acc.1[k + 1]'}), range(${steps}))`;
+  // An exclusion event inside the window marks the attempts between its steps; advancing carries the mark along.
+  const marked = `bitOr(acc.2[k + 1], toUInt8(acc.1[k + 1] >= 0 AND ev.1 - acc.1[k + 1] <= ${window} AND bitAnd(ev.3, ${cover}[k + 1]) != 0))`;
+  const excluded = `arrayMap(k -> if(${advances}, if(k = 0, toUInt8(0), acc.2[k]), ${strict ? `if(bitTest(ev.2, k), ${marked}, toUInt8(0))` : marked}), range(${steps}))`;
+  // A cleaner attempt at the same furthest step replaces an excluded one; the kept attempt may be marked later.
+  const replaces = `idx = acc.3 AND idx > 0 AND acc.6 = 1 AND s.2[idx] = 0`;
+  const same = `idx = acc.3 AND idx > 0 AND s.1[idx] = acc.4`;
+  return `arrayFold((acc, ev) -> arrayMap(s -> arrayMap(idx -> (
+        s.1,
+        s.2,
+        greatest(acc.3, idx),
+        if(idx > acc.3 OR ${replaces}, s.1[idx], acc.4),
+        if(idx = ${steps} AND acc.3 < ${steps}, ev.1, acc.5),
+        multiIf(idx > acc.3, s.2[idx], ${replaces}, toUInt8(0), ${same}, s.2[idx], acc.6)
+      ), [arrayLastIndex(x -> x >= 0, s.1)])[1], [(${entries}, ${excluded})])[1],
+    timeline, (arrayWithConstant(${steps}, toInt64(-1)), arrayWithConstant(${steps}, toUInt8(0)), toUInt64(0), toInt64(-1), toInt64(-1), toUInt8(0)))`;
 }
 
-function unorderedFold(window: string): string {
-  // Per step event: (distinct steps within the window from it, -its time); the max is the most steps, earliest first.
+/** (steps, entry, completion time, excluded) of an ordered or strict funnel. */
+function orderedResult(steps: number, window: string, cover: string, strict: boolean): string {
+  return `arrayMap(r -> (r.3, r.4, r.5, r.6), [${orderedFold(steps, window, cover, strict)}])[1]`;
+}
+
+/**
+ * (steps, entry, completion time, excluded) of an unordered funnel: per step event, the distinct
+ * steps done within the window from it; most steps first, then windows without an exclusion event,
+ * then the earliest.
+ */
+function unorderedResult(window: string): string {
+  const inWindow = `x.1 >= anchor.1 AND x.1 <= anchor.1 + ${window}`;
   const best = `arrayMax(arrayMap(anchor -> (
-      toUInt64(bitCount(arrayReduce('groupBitOr', arrayMap(x -> if(x.1 >= anchor.1 AND x.1 <= anchor.1 + ${window}, x.2, toUInt64(0)), timeline)))),
+      toUInt64(bitCount(arrayReduce('groupBitOr', arrayMap(x -> if(${inWindow}, x.2, toUInt64(0)), timeline)))),
+      toUInt8(NOT arrayExists(x -> x.3 > 0 AND ${inWindow}, timeline)),
       -anchor.1), arrayFilter(x -> x.2 > 0, timeline)))`;
-  return `(toInt8(0), ${best}.1, -${best}.2, toInt64(-1))`;
+  return `arrayMap(b -> (b.1, -b.3, toInt64(-1), toUInt8(1 - b.2)), [${best}])[1]`;
 }
 
 async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<{ inner: string; perActor: string }> {
@@ -89,21 +116,28 @@ async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options
  * its FROM clause: the conditions register the joins they read.
  */
 export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<string> {
-  const conditions: string[] = [];
-  for (const step of filter.steps) conditions.push(`(${await scope.entityCondition(step, 'events')})`);
+  const steps: string[] = [];
+  for (const step of filter.steps) steps.push(`(${await scope.entityCondition(step, 'events')})`);
+  const exclusions: string[] = [];
+  for (const exclusion of filter.exclusions) exclusions.push(`(${await scope.entityCondition(exclusion.entity, 'exclusions')})`);
   const window = scope.params.add(filter.windowSeconds * 1_000_000, 'Int64');
+  const cover = scope.params.add(exclusionCover(filter), 'Array(UInt64)');
   const { inner, perActor } = await breakdownColumns(filter, scope, options);
-  const fold =
-    filter.orderType === 'unordered' ? unorderedFold(window) : orderedFold(filter.steps.length, window, filter.orderType === 'strict');
+  const result =
+    filter.orderType === 'unordered'
+      ? unorderedResult(window)
+      : orderedResult(filter.steps.length, window, cover, filter.orderType === 'strict');
   // Strict funnels see every event of the person: any other event breaks the sequence.
-  const prefilter = filter.orderType === 'strict' ? [] : [`(${conditions.join(' OR ')})`];
-  return `SELECT actor, funnel.2 AS steps, funnel.3 AS entry_at, funnel.4 AS final_at, in_breakdown
+  const prefilter = filter.orderType === 'strict' ? [] : [`(${[...steps, ...exclusions].join(' OR ')})`];
+  // An actor whose furthest attempt is excluded leaves every step.
+  return `SELECT actor, if(funnel.4 = 1, 0, funnel.1) AS steps, funnel.2 AS entry_at, funnel.3 AS final_at, in_breakdown
 FROM (
-  SELECT actor, ${fold} AS funnel, in_breakdown
+  SELECT actor, ${result} AS funnel, in_breakdown
   FROM (
-    SELECT actor, arraySort(x -> (x.1, bitAnd(x.2, bitNot(x.2) + 1)), groupArray((at, step_mask))) AS timeline, ${perActor} AS in_breakdown
+    SELECT actor, arraySort(x -> (x.1, bitAnd(x.2, bitNot(x.2) + 1)), groupArray((at, step_mask, exclusion_mask))) AS timeline, ${perActor} AS in_breakdown
     FROM (
-      SELECT ${scope.source.personId} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${stepMask(conditions)} AS step_mask${inner}
+      SELECT ${scope.source.personId} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${bitMask(steps)} AS step_mask,
+        ${bitMask(exclusions)} AS exclusion_mask${inner}
       ${scope.fromWhere(prefilter)}
     )
     GROUP BY actor

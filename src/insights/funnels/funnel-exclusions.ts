@@ -1,0 +1,67 @@
+import { ValidationError } from '../../errors.js';
+import { parseEntities, type RawInput, type SeriesEntity } from '../filter-model.js';
+
+/** An event that disqualifies an attempt between two steps (0-based, `from` < `to`). */
+export interface FunnelExclusion {
+  entity: SeriesEntity;
+  fromStep: number;
+  toStep: number;
+}
+
+const ATTR = 'exclusions';
+
+function stepIndex(value: unknown, name: string): number {
+  const index = Number(value);
+  if (value === undefined || value === null || value === '' || !Number.isInteger(index) || index < 0) {
+    throw new ValidationError(ATTR, `Each exclusion needs an integer ${name}.`);
+  }
+  return index;
+}
+
+function sameEvent(a: SeriesEntity, b: SeriesEntity): boolean {
+  return a.type === b.type && String(a.id) === String(b.id);
+}
+
+/**
+ * `exclusions` as PostHog validates them (insights.md §1.1): a step range inside the funnel, an
+ * exclusion that is not one of the steps of its range, and only the full range for unordered funnels.
+ */
+export function parseExclusions(input: RawInput, steps: SeriesEntity[], unordered: boolean): FunnelExclusion[] {
+  const raw = input.exclusions;
+  if (raw === undefined || raw === null || raw === '') return [];
+  let decoded: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      decoded = JSON.parse(raw);
+    } catch {
+      throw new ValidationError(ATTR, 'Invalid JSON in "exclusions".');
+    }
+  }
+  if (!Array.isArray(decoded)) throw new ValidationError(ATTR, '"exclusions" must be a list.');
+  const last = steps.length - 1;
+  return decoded.map((item) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ValidationError(ATTR, 'Each exclusion must be an object.');
+    const exclusion = item as Record<string, unknown>;
+    const type = exclusion.type ?? 'events';
+    if (type !== 'events' && type !== 'actions') throw new ValidationError(ATTR, 'An exclusion is an event or an action.');
+    let entity: SeriesEntity;
+    try {
+      entity = parseEntities({ [type]: [exclusion] })[0]!;
+    } catch (error) {
+      if (error instanceof ValidationError) throw new ValidationError(ATTR, error.detail);
+      throw error;
+    }
+    const fromStep = stepIndex(exclusion.funnel_from_step, 'funnel_from_step');
+    const toStep = stepIndex(exclusion.funnel_to_step, 'funnel_to_step');
+    if (fromStep >= toStep || toStep > last) {
+      throw new ValidationError(ATTR, 'Exclusion event range is invalid. End of range should be greater than start.');
+    }
+    if (unordered && (fromStep !== 0 || toStep !== last)) {
+      throw new ValidationError(ATTR, 'Partial Exclusions not allowed in unordered funnels');
+    }
+    if (steps.slice(fromStep, toStep + 1).some((step) => sameEvent(step, entity))) {
+      throw new ValidationError(ATTR, 'Exclusion steps cannot contain an event that\'s part of funnel, using exact same properties');
+    }
+    return { entity, fromStep, toStep };
+  });
+}
