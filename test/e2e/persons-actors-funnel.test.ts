@@ -158,6 +158,31 @@ describe('persons analysis: funnel actors', () => {
     assert.equal(partial.status, 400);
   });
 
+  test('funnel trends: persons entering in one period who converted, or dropped off', async () => {
+    const trends = { funnel_viz_type: 'trends', interval: 'day' };
+    const expected: Array<[Record<string, unknown>, string[]]> = [
+      [{ entrance_period_start: '2021-05-01 00:00:00', drop_off: false }, ['f1']],
+      [{ entrance_period_start: '2021-05-01 00:00:00', drop_off: true }, ['f2', 'f3', 'f4', 'f5']],
+      [{ entrance_period_start: '2021-05-01 00:00:00', drop_off: 'false', funnel_to_step: 1 }, ['f1', 'f2', 'f4']],
+      [{ entrance_period_start: '2021-05-01 00:00:00', drop_off: 'true', funnel_from_step: 1 }, ['f2', 'f4']],
+      [{ entrance_period_start: '2021-05-05 00:00:00', drop_off: true }, ['f7']],
+      [{ entrance_period_start: '2021-05-05 00:00:00', drop_off: false }, []],
+      [{ entrance_period_start: '2021-05-02 00:00:00', drop_off: true }, []],
+    ];
+    for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get({ ...trends, ...params })), people, JSON.stringify(params));
+    for (const [params, attr] of [
+      [{ entrance_period_start: '2021-05-01 00:00:00' }, 'drop_off'],
+      [{ drop_off: true }, 'entrance_period_start'],
+      [{ entrance_period_start: 'May', drop_off: true }, 'entrance_period_start'],
+      [{ entrance_period_start: '2021-05-01 00:00:00', drop_off: true, funnel_from_step: 2 }, 'funnel_to_step'],
+      [{ entrance_period_start: '2021-05-01 00:00:00', drop_off: true, funnel_to_step: 7 }, 'funnel_to_step'],
+    ] as Array<[Record<string, unknown>, string]>) {
+      const response = await get({ ...trends, ...params });
+      assert.equal(response.status, 400, JSON.stringify(params));
+      assert.equal(response.body.attr, attr, JSON.stringify(params));
+    }
+  });
+
   test('POST takes the filter as a JSON body; an action can be a step', async () => {
     const action = await server.post('/api/projects/1/actions/', { name: 'Paid', steps: [{ event: 'pay' }] });
     assert.equal(action.status, 201, action.text);

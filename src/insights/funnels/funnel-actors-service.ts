@@ -8,11 +8,14 @@ import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
 import { resolveDateRange } from '../date-range.js';
 import { combineAnd, type RawInput } from '../filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
-import { funnelActorsSql, parseStepBreakdown, parseStepSelection } from './funnel-actors.js';
+import { funnelActorsSql, parseStepBreakdown, parseStepSelection, type FunnelStepSelection } from './funnel-actors.js';
+import { isFunnelTrendsRequest, parseFunnelTrendsSelection } from './funnel-trends-selection.js';
 import { parseFunnelFilter, type FunnelFilter } from './funnel-filter.js';
-import { ValidationError } from '../../errors.js';
 
-/** `GET|POST /persons/funnel`: the persons who reached, or dropped off at, one funnel step. */
+/**
+ * `GET|POST /persons/funnel`: the persons who reached, or dropped off at, one funnel step; for
+ * funnel trends, who entered in one period and converted or dropped off.
+ */
 export class FunnelActorsService {
   constructor(
     private readonly warehouse: Warehouse,
@@ -33,11 +36,13 @@ export class FunnelActorsService {
   }
 
   async actors(project: Project, input: RawInput): Promise<ActorList> {
-    if (input.funnel_viz_type === 'trends' || input.entrance_period_start !== undefined) {
-      throw new ValidationError('funnel_viz_type', 'Persons of funnel trends (entrance_period_start, drop_off) are not supported yet.');
-    }
-    const filter = this.funnelOf(project, input);
-    const selection = parseStepSelection(input, filter.steps.length);
+    let filter = this.funnelOf(project, input);
+    let selection: FunnelStepSelection;
+    if (isFunnelTrendsRequest(input)) {
+      const trends = parseFunnelTrendsSelection(input, filter, projectClock(project));
+      filter = { ...filter, entrancePeriod: trends.period };
+      selection = { kind: 'between', min: trends.minSteps, max: trends.maxSteps };
+    } else selection = parseStepSelection(input, filter.steps.length);
     const page = readActorPage(input);
     const { sql, params } = await funnelActorsSql({
       scope: this.scopeOf(project, filter),

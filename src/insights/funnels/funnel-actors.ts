@@ -6,7 +6,11 @@ import type { FunnelFilter } from './funnel-filter.js';
 import { funnelPerActorSql } from './funnel-steps-sql.js';
 
 /** Which actors of a funnel: reached a step or further, dropped off before one, or exact step counts. */
-export type FunnelStepSelection = { kind: 'reached'; step: number } | { kind: 'dropped'; before: number } | { kind: 'exactly'; steps: number[] };
+export type FunnelStepSelection =
+  | { kind: 'reached'; step: number }
+  | { kind: 'dropped'; before: number }
+  | { kind: 'exactly'; steps: number[] }
+  | { kind: 'between'; min: number; max: number };
 
 function parseCustomSteps(value: unknown): number[] | null {
   if (value === undefined || value === null || value === '') return null;
@@ -67,6 +71,8 @@ function selectionCondition(selection: FunnelStepSelection, scope: EventScope): 
       return `funnel.steps = ${scope.params.add(selection.before - 1, 'UInt64')}`;
     case 'exactly':
       return `funnel.steps IN ${scope.params.add(selection.steps, 'Array(UInt64)')}`;
+    case 'between':
+      return `funnel.steps BETWEEN ${scope.params.add(selection.min, 'UInt64')} AND ${scope.params.add(selection.max, 'UInt64')}`;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { DateRangeInput } from '../date-range.js';
@@ -20,6 +21,8 @@ export interface FunnelFilter {
   exclusions: FunnelExclusion[];
   windowSeconds: number;
   attribution: BreakdownAttribution;
+  /** Funnel trends: only attempts entering in this period count. */
+  entrancePeriod: { from: DateTime; to: DateTime } | null;
 }
 
 /** Steps are a bitmask per event; a funnel longer than this is not a funnel anyone reads. */
@@ -91,5 +94,6 @@ export function parseFunnelFilter(input: RawInput): FunnelFilter {
     exclusions: parseExclusions(input, filter.entities, order === 'unordered'),
     windowSeconds: windowSeconds(input),
     attribution: attribution(input, filter.entities.length),
+    entrancePeriod: null,
   };
 }

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../errors.js';
 import type { EventScope } from '../actors/event-scope.js';
+import { toWarehouseTime } from '../date-range.js';
 import { rawPropertyValue } from '../property-filters.js';
 import type { FunnelFilter } from './funnel-filter.js';
 
@@ -118,6 +119,13 @@ async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options
 export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<string> {
   const steps: string[] = [];
   for (const step of filter.steps) steps.push(`(${await scope.entityCondition(step, 'events')})`);
+  if (filter.entrancePeriod) {
+    // Funnel trends: an attempt belongs to the period of its first step.
+    const { from, to } = filter.entrancePeriod;
+    const start = scope.params.add(toWarehouseTime(from), "DateTime64(6, 'UTC')");
+    const end = scope.params.add(toWarehouseTime(to), "DateTime64(6, 'UTC')");
+    steps[0] = `(${steps[0]} AND e.timestamp >= ${start} AND e.timestamp < ${end})`;
+  }
   const exclusions: string[] = [];
   for (const exclusion of filter.exclusions) exclusions.push(`(${await scope.entityCondition(exclusion.entity, 'exclusions')})`);
   const window = scope.params.add(filter.windowSeconds * 1_000_000, 'Int64');
