@@ -12,6 +12,8 @@ import { ERRORS, type TallyServer } from '../support/tally.js';
  *   u2  $pageview 01-01 12:00 Safari, 01-02 12:00 Safari
  *   u3  $pageview 01-02 09:00 (no browser); sign up 01-02 09:05
  *   u4  $pageview 01-03 08:00 Chrome, 08:10, 08:20 (three events in one hour)
+ *   u5  $pageview 01-04 (the person is deleted afterwards)
+ *   anon6 $pageview 01-05 10:00, identified as u6 at 10:05, u6 $pageview 11:00 (one person)
  */
 const TRENDS = `${PERSONS}/trends/`;
 const PAGEVIEWS = { events: [{ id: '$pageview', order: 0 }] };
@@ -38,7 +40,13 @@ describe('persons analysis: trends actors', () => {
       pageview('u4', '2020-01-03T08:00:00Z', { $browser: 'Chrome' }),
       pageview('u4', '2020-01-03T08:10:00Z', { $browser: 'Chrome' }),
       pageview('u4', '2020-01-03T08:20:00Z', { $browser: 'Chrome' }),
+      pageview('u5', '2020-01-04T08:00:00Z'),
+      pageview('anon6', '2020-01-05T10:00:00Z'),
+      { event: '$identify', distinct_id: 'u6', timestamp: '2020-01-05T10:05:00Z', properties: { $anon_distinct_id: 'anon6' } },
+      pageview('u6', '2020-01-05T11:00:00Z'),
     ]);
+    const deleted = await server.delete(`${PERSONS}/${(await personOf(server, 'u5')).id}/`);
+    assert.equal(deleted.status, 204);
   });
   after(() => server.dispose());
 
@@ -63,6 +71,7 @@ describe('persons analysis: trends actors', () => {
     assert.equal(trend.status, 200, trend.text);
     const [series] = trend.body.result;
     assert.deepEqual(series.data, [3, 2, 3]);
+    assert.equal(series.persons_urls.length, 3);
     const expected = [['u1', 'u2'], ['u2', 'u3'], ['u4']];
     for (const [index, point] of series.persons_urls.entries()) {
       assert.deepEqual(sortedPeopleIds(await server.get(`/${point.url}`)), expected[index], point.url);
@@ -90,6 +99,21 @@ describe('persons analysis: trends actors', () => {
     );
     const safari = trend.body.result.find((item: { breakdown_value: string }) => item.breakdown_value === 'Safari');
     assert.deepEqual(peopleIds(await server.get(`/${safari.persons_urls[1].url}`)), ['u2']);
+  });
+
+  test('the "Other" bucket holds the values outside the breakdown limit', async () => {
+    const other = { ...PAGEVIEWS, breakdown: '$browser', breakdown_limit: 1, entity_id: '$pageview', entity_type: 'events', date_from: '2020-01-01', date_to: '2020-01-01' };
+    assert.deepEqual(peopleIds(await get({ ...other, breakdown_value: '$$_posthog_breakdown_other_$$' })), ['u2']);
+    assert.deepEqual(peopleIds(await get({ ...other, breakdown_value: 'Chrome' })), ['u1']);
+  });
+
+  test('events of merged distinct ids count for one person; deleted persons are counted as missing', async () => {
+    const day5 = await get({ ...PAGEVIEWS, entity_id: '$pageview', entity_type: 'events', date_from: '2020-01-05', date_to: '2020-01-05' });
+    assert.equal(peopleIds(day5).length, 1);
+    assert.deepEqual([...day5.body.results[0].people[0].distinct_ids].sort(), ['anon6', 'u6']);
+    const day4 = await get({ ...PAGEVIEWS, entity_id: '$pageview', entity_type: 'events', date_from: '2020-01-04', date_to: '2020-01-04' });
+    assert.deepEqual(peopleIds(day4), []);
+    assert.equal(day4.body.missing_persons, 1);
   });
 
   test('entity by order or by id among several series; property filters and search narrow the persons', async () => {

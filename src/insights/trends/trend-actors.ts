@@ -11,7 +11,7 @@ import {
 import { CUMULATIVE_DISPLAY, isTimeSeries, type Breakdown, type InsightFilter } from '../filter-model.js';
 import { rawPropertyValue } from '../property-filters.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
-import { BREAKDOWN_NULL } from './breakdown.js';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from './breakdown.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
 import { aggregateFunction } from './series-math.js';
 
@@ -45,7 +45,8 @@ export function dataPointRange(filter: InsightFilter, clock: ProjectClock): Data
 }
 
 /** The event condition that picks one breakdown bucket, as the trend's breakdown value names it. */
-async function breakdownCondition(breakdown: Breakdown, value: string, series: SeriesDefinition, scope: SeriesScope): Promise<string | null> {
+async function breakdownCondition(query: TrendActorsQuery, breakdown: Breakdown, value: string, scope: SeriesScope): Promise<string | null> {
+  const { series } = query;
   const { source, params } = scope;
   if (breakdown.type === 'cohort') {
     if (value === 'all' || value === '0') return null;
@@ -75,6 +76,7 @@ async function breakdownCondition(breakdown: Breakdown, value: string, series: S
     raw = `if(empty(${trimmed}), '/', ${trimmed})`;
   }
   if (value === '' || value === BREAKDOWN_NULL) return `${raw} = ''`;
+  if (value === BREAKDOWN_OTHER) return `${raw} NOT IN ${params.add(query.topValues, 'Array(String)')}`;
   return `${raw} = ${params.add(value, 'String')}`;
 }
 
@@ -84,6 +86,8 @@ export interface TrendActorsQuery {
   breakdown: Breakdown | null;
   /** The bucket to keep, as sent; null keeps every event of the data point. */
   breakdownValue: string | null;
+  /** The breakdown's own buckets ('' for none), which the "Other" bucket leaves out. */
+  topValues: string[];
   page: ActorPage;
 }
 
@@ -98,7 +102,7 @@ export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: st
   const scope = await SeriesScope.create(series, window?.after ?? query.range.from, window?.upTo ?? query.range.to);
   const extra: string[] = [];
   if (breakdown && query.breakdownValue !== null) {
-    const condition = await breakdownCondition(breakdown, query.breakdownValue, series, scope);
+    const condition = await breakdownCondition(query, breakdown, query.breakdownValue, scope);
     if (condition) extra.push(`(${condition})`);
   }
   const value =
