@@ -117,6 +117,8 @@ describe('persons analysis: funnel actors', () => {
     assert.deepEqual(sortedPeopleIds(await get({ ...oneDay, funnel_step: 2 })), ['f1', 'f2', 'f7']);
     assert.deepEqual(sortedPeopleIds(await get({ ...oneDay, funnel_step: 3 })), []);
     assert.deepEqual(sortedPeopleIds(await get({ ...oneDay, funnel_step: 3, funnel_window_days: 14 })), ['f1']);
+    // date_from=all reads from the first event (May and June).
+    assert.deepEqual(sortedPeopleIds(await get({ funnel_step: 3, date_from: 'all', date_to: '2021-06-30' })), ['f1', 'f8', 'f9']);
     // Events after date_to are not seen.
     assert.deepEqual(sortedPeopleIds(await get({ funnel_step: 3, date_to: '2021-05-02' })), []);
   });

@@ -4,8 +4,7 @@ import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
-import { resolveDateRange } from '../date-range.js';
+import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { combineAnd, type RawInput } from '../filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { funnelActorsSql, parseStepBreakdown, parseStepSelection, type FunnelStepSelection } from './funnel-actors.js';
@@ -31,8 +30,8 @@ export class FunnelActorsService {
 
   /** Where the funnel's events come from: the project's events of the date range (default the last 7 days). */
   scopeOf(project: Project, filter: FunnelFilter) {
-    const range = resolveDateRange(filter.dates, projectClock(project));
-    return { teamId: project.id, timezone: project.timezone, from: range.from, to: range.to, resolvers: this.resolvers };
+    const { from, to } = analysisWindow(filter.dates, projectClock(project));
+    return { teamId: project.id, timezone: project.timezone, from, to, resolvers: this.resolvers };
   }
 
   async actors(project: Project, input: RawInput): Promise<ActorList> {

@@ -4,8 +4,7 @@ import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
-import { resolveDateRange } from '../date-range.js';
+import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { combineAnd, type RawInput } from '../filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { pathActorsSql } from './path-actors.js';
@@ -22,10 +21,10 @@ export class PathActorsService {
   async actors(project: Project, input: RawInput): Promise<ActorList> {
     const parsed = parsePathFilter(input);
     const filter = { ...parsed, properties: withSearch(combineAnd(parsed.properties, testAccountFilters(project, parsed)), input) };
-    const range = resolveDateRange(filter.dates, projectClock(project));
+    const { from, to } = analysisWindow(filter.dates, projectClock(project));
     const page = readActorPage(input);
     const { sql, params } = await pathActorsSql({
-      scope: { teamId: project.id, timezone: project.timezone, from: range.from, to: range.to, resolvers: this.resolvers },
+      scope: { teamId: project.id, timezone: project.timezone, from, to, resolvers: this.resolvers },
       filter,
       page,
     });

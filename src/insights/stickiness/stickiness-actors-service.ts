@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
@@ -7,9 +6,8 @@ import { parseAnalysisFilter, targetEntity } from '../actors/analysis-filter.js'
 import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
+import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { requiredInteger } from '../actors/required-params.js';
-import { resolveDateRange } from '../date-range.js';
 import { combineAnd, type RawInput } from '../filter-model.js';
 import { UnknownAction, type InsightResolvers } from '../trends/series-scope.js';
 import { stickinessActorsSql } from './stickiness-actors.js';
@@ -29,9 +27,7 @@ export class StickinessActorsService {
     const entity = targetEntity(filter, input);
     const page = readActorPage(input);
     const clock = projectClock(project);
-    const range = resolveDateRange(filter.dates, clock);
-    // `all` starts at the first event: no lower bound needed to count intervals.
-    const from = filter.dates.dateFrom === 'all' ? DateTime.fromMillis(0, { zone: project.timezone }) : range.from;
+    const { from, to } = analysisWindow(filter.dates, clock);
     const series = {
       teamId: project.id,
       timezone: project.timezone,
@@ -43,7 +39,7 @@ export class StickinessActorsService {
       const { sql, params } = await stickinessActorsSql({
         series,
         from,
-        to: range.to,
+        to,
         interval: filter.dates.interval,
         weekStartDay: clock.weekStartDay,
         intervals,

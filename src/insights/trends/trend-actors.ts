@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import {
   activeUsersWindow,
@@ -11,6 +11,7 @@ import {
 import { CUMULATIVE_DISPLAY, isTimeSeries, type Breakdown, type InsightFilter } from '../filter-model.js';
 import { rawPropertyValue } from '../property-filters.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
+import { analysisWindow } from '../actors/analysis-inputs.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from './breakdown.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
 import { aggregateFunction } from './series-math.js';
@@ -28,11 +29,8 @@ export interface DataPointRange {
  */
 export function dataPointRange(filter: InsightFilter, clock: ProjectClock): DataPointRange {
   const { dates } = filter;
-  if (dates.dateFrom === 'all') {
-    return { from: DateTime.fromMillis(0, { zone: clock.timezone }), to: resolveDateRange({ ...dates, dateFrom: null }, clock).to };
-  }
+  if (dates.dateFrom === 'all' || filter.display === CUMULATIVE_DISPLAY || !isTimeSeries(filter)) return analysisWindow(dates, clock);
   const range = resolveDateRange(dates, clock);
-  if (filter.display === CUMULATIVE_DISPLAY || !isTimeSeries(filter)) return { from: range.from, to: range.to };
   const bucket = truncate(range.from, dates.interval, clock.weekStartDay);
   const bucketEnd = nextBucket(bucket, dates.interval).minus({ milliseconds: 1 });
   if (dates.dateTo === null || dates.dateTo === dates.dateFrom) return { from: range.from, to: bucketEnd };
