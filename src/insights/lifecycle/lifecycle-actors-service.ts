@@ -6,7 +6,7 @@ import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
+import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { requiredString } from '../actors/required-params.js';
 import { nextBucket, parseDate, truncate } from '../date-range.js';
 import { combineAnd, type RawInput } from '../filter-model.js';

@@ -4,7 +4,7 @@ import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
+import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { combineAnd, type RawInput } from '../filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { retentionActorsSql } from './retention-actors.js';

@@ -5,7 +5,7 @@ import { parseAnalysisFilter, targetEntity } from '../actors/analysis-filter.js'
 import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/insight-clock.js';
+import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { combineAnd, type InsightFilter, type RawInput } from '../filter-model.js';
 import { resolveDateRange, type ProjectClock } from '../date-range.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, planBreakdown } from './breakdown.js';
