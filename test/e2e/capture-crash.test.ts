@@ -65,7 +65,7 @@ describe('capture: durability across kill -9', () => {
     }
     await server.stop();
 
-    const data = await readStoredData(server.dataDir);
+    const data = await readStoredData(server);
     const counts = new Map<string, number>();
     for (const event of data.events) counts.set(event.uuid, (counts.get(event.uuid) ?? 0) + 1);
     const expected = [...acknowledged, ...unacknowledged].flatMap((batch) => batch.uuids);

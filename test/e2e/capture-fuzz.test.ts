@@ -49,7 +49,7 @@ describe('capture: property-based requests', () => {
       { numRuns: 300 },
     );
     await server.stop();
-    const data = await readStoredData(server.dataDir);
+    const data = await readStoredData(server);
     const identityEvents = new Set(['$identify', '$create_alias', '$groupidentify']);
     assert.ok(data.events.length <= accepted);
     assert.ok(data.events.every((stored) => stored.event === 'fuzz' || identityEvents.has(stored.event) || typeof stored.event === 'string'));

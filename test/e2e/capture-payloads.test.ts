@@ -75,7 +75,7 @@ describe('capture: payload forms, responses and timestamps', () => {
 
     (globalThis as { captureResponses?: typeof responses }).captureResponses = responses;
     await server.stop();
-    data = await readStoredData(server.dataDir);
+    data = await readStoredData(server);
     await server.start();
   });
   after(() => server.dispose());
@@ -176,7 +176,7 @@ describe('capture: payload forms, responses and timestamps', () => {
 
   test('rejected requests stored nothing', async () => {
     await server.stop();
-    const after = await readStoredData(server.dataDir);
+    const after = await readStoredData(server);
     for (const name of ['good-then-bad', 'x', 'a', 'b', 'big', 'no-token']) {
       assert.equal(after.events.filter((stored) => stored.event === name).length, 0, name);
     }

@@ -65,7 +65,7 @@ describe('capture: person processing', () => {
       { event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { size: 6 } } },
     ]);
     await server.stop();
-    data = await readStoredData(server.dataDir);
+    data = await readStoredData(server);
   });
   after(() => server.dispose());
 

@@ -68,7 +68,7 @@ describe('persons API: event deletion tasks', () => {
     const reborn = await personOf(server, 'del');
     assert.notEqual(reborn.uuid, undefined);
     await server.stop();
-    const data = await readStoredData(server.dataDir);
+    const data = await readStoredData(server);
     assert.equal(eventsOf(data.events, ['del', 'del-anon']), 4);
   });
 
@@ -80,7 +80,7 @@ describe('persons API: event deletion tasks', () => {
     const run = server.cli(['jobs', 'run']);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /event deletion: 1 tasks/);
-    const data = await readStoredData(server.dataDir);
+    const data = await readStoredData(server);
     assert.deepEqual(
       data.events.filter((event) => event.distinct_id === 'del' || event.distinct_id === 'del-anon').map((event) => event.event),
       ['after'],
@@ -122,7 +122,7 @@ describe('persons API: the deletion schedule', () => {
     assert.equal(status.status, 'completed');
     assert.equal(status.person_uuid, person.uuid);
     await server.stop();
-    const data = await readStoredData(server.dataDir);
+    const data = await readStoredData(server);
     assert.equal(eventsOf(data.events, ['sched', 'sched-anon']), 0);
     assert.equal(eventsOf(data.events, ['sched-bystander', 'sched-kept']), 2);
   });

@@ -24,7 +24,7 @@ describe('posthog-node SDK', () => {
       await client.shutdown();
     }
     await server.stop();
-    data = await readStoredData(server.dataDir);
+    data = await readStoredData(server);
   });
   after(() => server.dispose());
 

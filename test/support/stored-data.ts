@@ -1,7 +1,5 @@
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.js';
-import { SQLITE_FILE } from '../../src/storage/catalog/catalog.js';
+import { openCatalog } from '../../src/storage/catalog/catalog.js';
 import { openStores } from '../../src/stores.js';
 
 export interface StoredEvent {
@@ -43,12 +41,13 @@ export interface StoredData {
  * Reads what a stopped server left in its data directory, through the same store interfaces
  * the server uses. Until the persons and trends APIs exist, capture tests verify storage here.
  */
-export async function readStoredData(dataDir: string, teamId = 1): Promise<StoredData> {
+export async function readStoredData(server: { dataDir: string; env: Record<string, string> }, teamId = 1): Promise<StoredData> {
+  const config = loadConfig({ ...server.env, TALLY_DATA_DIR: server.dataDir });
   // Counted before opening the stores, whose start-up would replay and prune the outbox.
-  const sqlite = new Database(path.join(dataDir, SQLITE_FILE), { readonly: true });
-  const outboxBacklog = Number((sqlite.prepare('SELECT count(*) AS n FROM warehouse_outbox').get() as { n: number }).n);
-  sqlite.close();
-  const stores = await openStores(loadConfig({ TALLY_DATA_DIR: dataDir }));
+  const bare = await openCatalog(config);
+  const outboxBacklog = (await bare.db.selectFrom('warehouse_outbox').select('id').execute()).length;
+  await bare.close();
+  const stores = await openStores(config);
   try {
     const { catalog, warehouse } = stores.context;
     const events = (

@@ -5,6 +5,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * With TEST_E2E_POSTGRES_URL (an admin URL of a PostgreSQL server), every test server gets a
+ * throw-away PostgreSQL catalog instead of SQLite, so the whole end-to-end suite can run on it.
+ */
+const E2E_POSTGRES_ADMIN_URL = process.env.TEST_E2E_POSTGRES_URL ?? null;
+
+function runPg(adminUrl: string, statement: string): void {
+  const script = `const pg = require('pg'); const c = new pg.Client({ connectionString: process.argv[1] });
+    c.connect().then(() => c.query(process.argv[2])).then(() => c.end()).catch((e) => { console.error(e); process.exit(1); });`;
+  const result = spawnSync(process.execPath, ['-e', script, adminUrl, statement], { encoding: 'utf8', cwd: ROOT });
+  if (result.status !== 0) throw new Error(`PostgreSQL statement failed: ${statement}\n${result.stderr}`);
+}
+
+function createDatabaseSync(adminUrl: string): string {
+  const name = `tally_e2e_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  runPg(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function dropDatabaseSync(adminUrl: string, databaseUrl: string): void {
+  runPg(adminUrl, `DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`);
+}
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = path.join(ROOT, 'dist/src/cli.js');
 
@@ -38,7 +63,11 @@ export class TallyServer {
   constructor(
     readonly dataDir: string = tempDataDir(),
     readonly env: Record<string, string> = {},
-  ) {}
+  ) {
+    if (E2E_POSTGRES_ADMIN_URL && this.env.DATABASE_URL === undefined) {
+      this.env.DATABASE_URL = createDatabaseSync(E2E_POSTGRES_ADMIN_URL);
+    }
+  }
 
   /** The server process id, for memory readings. */
   get pid(): number | undefined {
@@ -160,6 +189,7 @@ export class TallyServer {
   async dispose(): Promise<void> {
     await this.stop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
+    if (E2E_POSTGRES_ADMIN_URL && this.env.DATABASE_URL) dropDatabaseSync(E2E_POSTGRES_ADMIN_URL, this.env.DATABASE_URL);
   }
 }
 
