@@ -11,6 +11,10 @@ import { ERRORS, type TallyServer } from '../support/tally.js';
  *   p2  10:00 /, 10:05 /about, 10:10 /                                        → [/, /about, /]
  *   p3  10:00 /pricing, 11:00 / (an hour later: a new session)                 → [/pricing] and [/]
  *   p4  10:00 custom event `clicked`, 10:01 /pricing                          → [clicked, /pricing]
+ *
+ * Funnel paths (2021-06-10, funnel `signup` → `purchase`, pageviews only):
+ *   q1  10:00 /home, 10:01 signup, 10:02 /welcome, 10:03 purchase, 10:04 /thanks
+ *   q2  10:00 /home, 10:01 signup, 10:02 /help
  */
 const PATH = `${PERSONS}/path/`;
 const RANGE = { date_from: '2021-06-01', date_to: '2021-06-02' };
@@ -39,6 +43,21 @@ describe('persons analysis: path actors', () => {
       view('p3', '11:00', '/'),
       { event: 'clicked', distinct_id: 'p4', timestamp: '2021-06-01T10:00:00Z' },
       view('p4', '10:01', '/pricing'),
+      ...[
+        ['q1', '10:00', '$pageview', '/home'],
+        ['q1', '10:01', 'signup'],
+        ['q1', '10:02', '$pageview', '/welcome'],
+        ['q1', '10:03', 'purchase'],
+        ['q1', '10:04', '$pageview', '/thanks'],
+        ['q2', '10:00', '$pageview', '/home'],
+        ['q2', '10:01', 'signup'],
+        ['q2', '10:02', '$pageview', '/help'],
+      ].map(([distinctId, time, event, url]) => ({
+        event: event!,
+        distinct_id: distinctId,
+        timestamp: `2021-06-10T${time}:00Z`,
+        properties: url ? { $current_url: url } : {},
+      })),
     ]);
   });
   after(() => server.dispose());
@@ -78,6 +97,43 @@ describe('persons analysis: path actors', () => {
     for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get(params)), people, JSON.stringify(params));
   });
 
+  test('funnel paths: paths of a funnel step\'s persons after, before or between their steps', async () => {
+    const june10 = { date_from: '2021-06-10', date_to: '2021-06-11', include_event_types: ['$pageview'] };
+    const funnel = (step: number) => ({
+      events: [
+        { id: 'signup', order: 0 },
+        { id: 'purchase', order: 1 },
+      ],
+      date_from: '2021-06-10',
+      date_to: '2021-06-11',
+      funnel_step: step,
+    });
+    const expected: Array<[Record<string, unknown>, string[]]> = [
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1) }, ['q1', 'q2']],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1), path_end_key: '2_/thanks' }, ['q1']],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1), path_dropoff_key: '1_/help' }, ['q2']],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(-2) }, ['q2']],
+      [{ funnel_paths: 'funnel_path_before_step', funnel_filter: funnel(2), path_dropoff_key: '2_/welcome' }, ['q1']],
+      [{ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnel(2), path_dropoff_key: '1_/welcome' }, ['q1']],
+      [{ path_dropoff_key: '3_/thanks' }, ['q1']],
+    ];
+    for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get({ ...june10, ...params })), people, JSON.stringify(params));
+    const posted = await server.post(PATH, { ...june10, funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(2), path_dropoff_key: '1_/thanks' });
+    assert.deepEqual(sortedPeopleIds(posted), ['q1']);
+    for (const [params, attr] of [
+      [{ funnel_paths: 'sideways', funnel_filter: funnel(1) }, 'funnel_paths'],
+      [{ funnel_paths: 'funnel_path_after_step' }, 'funnel_filter'],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: '{' }, 'funnel_filter'],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnel(1), funnel_step: undefined } }, 'funnel_step'],
+      [{ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnel(1) }, 'funnel_filter'],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnel(1), funnel_order_type: 'unordered' } }, 'funnel_filter'],
+    ] as Array<[Record<string, unknown>, string]>) {
+      const response = await get({ ...june10, ...params });
+      assert.equal(response.status, 400, `${JSON.stringify(params)} ${response.text}`);
+      assert.equal(response.body.attr, attr, JSON.stringify(params));
+    }
+  });
+
   test('POST takes the filter as a JSON body; paging by limit and offset', async () => {
     assert.deepEqual(sortedPeopleIds(await server.post(PATH, { ...RANGE, path_start_key: '1_/', path_end_key: '2_/about' })), ['p2']);
     const first = await get({ limit: 3 });
@@ -98,7 +154,6 @@ describe('persons analysis: path actors', () => {
       [{ include_event_types: ['$autocapture'] }, 'include_event_types'],
       [{ exclude_events: { a: 1 } }, 'exclude_events'],
       [{ local_path_cleaning_filters: [{ regex: '(' }] }, 'local_path_cleaning_filters'],
-      [{ funnel_paths: 'funnel_path_after_step' }, 'funnel_paths'],
       [{ date_to: 'then' }, 'date_to'],
     ] as Array<[Record<string, unknown>, string]>) {
       const response = await get(params);

@@ -29,7 +29,7 @@ export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightRes
     lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
     retention: new RetentionActorsService(warehouse, hydrator, resolvers),
     funnel,
-    path: new PathActorsService(warehouse, hydrator, resolvers),
+    path: new PathActorsService(warehouse, hydrator, resolvers, funnel),
     correlation: new CorrelationActorsService(warehouse, hydrator, funnel),
   };
 }

@@ -20,6 +20,8 @@ export interface EventScopeDefinition {
   /** Global and test-account filters, ANDed; they apply to every event read. */
   properties: PropertyGroup;
   resolvers: InsightResolvers;
+  /** Parameters shared with another scope of the same query (a funnel inside a paths query). */
+  params?: SqlParams;
 }
 
 /**
@@ -36,7 +38,7 @@ export class EventScope {
   ) {}
 
   static async create(definition: EventScopeDefinition): Promise<EventScope> {
-    const params = new SqlParams();
+    const params = definition.params ?? new SqlParams();
     params.named('team_id', definition.teamId, 'Int64');
     params.named('timezone', definition.timezone, 'String');
     const fromText = definition.from ? toWarehouseTime(definition.from) : '1970-01-01 00:00:00.000000';

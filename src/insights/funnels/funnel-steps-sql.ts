@@ -41,8 +41,9 @@ function exclusionCover(filter: FunnelFilter): number[] {
 /**
  * The fold of ordered and strict funnels. Event `ev` is (at, step_mask, exclusion_mask); the
  * state is (entries, excluded, furthest step, entry of the attempt that got there, time it
- * completed the last step, whether that attempt is excluded). `s` binds the new (entries,
- * excluded) once and `idx` the furthest step they hold.
+ * completed the last step, whether that attempt is excluded, step times per state, step times of
+ * the furthest attempt). `s` binds the new (entries, excluded, step times) once and `idx` the
+ * furthest step they hold.
  */
 function orderedFold(steps: number, window: string, cover: string, strict: boolean): string {
   const advances = `bitTest(ev.2, k) AND (k = 0 OR (acc.1[k] >= 0 AND ev.1 - acc.1[k] <= ${window}))`;
@@ -50,6 +51,8 @@ function orderedFold(steps: number, window: string, cover: string, strict: boole
   // An exclusion event inside the window marks the attempts between its steps; advancing carries the mark along.
   const marked = `bitOr(acc.2[k + 1], toUInt8(acc.1[k + 1] >= 0 AND ev.1 - acc.1[k + 1] <= ${window} AND bitAnd(ev.3, ${cover}[k + 1]) != 0))`;
   const excluded = `arrayMap(k -> if(${advances}, if(k = 0, toUInt8(0), acc.2[k]), ${strict ? `if(bitTest(ev.2, k), ${marked}, toUInt8(0))` : marked}), range(${steps}))`;
+  const noTimes = `CAST([], 'Array(Int64)')`;
+  const times = `arrayMap(k -> if(${advances}, if(k = 0, [ev.1], arrayPushBack(acc.7[k], ev.1)), ${strict ? `if(bitTest(ev.2, k), acc.7[k + 1], ${noTimes})` : 'acc.7[k + 1]'}), range(${steps}))`;
   // A cleaner attempt at the same furthest step replaces an excluded one; the kept attempt may be marked later.
   const replaces = `idx = acc.3 AND idx > 0 AND acc.6 = 1 AND s.2[idx] = 0`;
   const same = `idx = acc.3 AND idx > 0 AND s.1[idx] = acc.4`;
@@ -59,18 +62,21 @@ function orderedFold(steps: number, window: string, cover: string, strict: boole
         greatest(acc.3, idx),
         if(idx > acc.3 OR ${replaces}, s.1[idx], acc.4),
         if(idx = ${steps} AND acc.3 < ${steps}, ev.1, acc.5),
-        multiIf(idx > acc.3, s.2[idx], ${replaces}, toUInt8(0), ${same}, s.2[idx], acc.6)
-      ), [arrayLastIndex(x -> x >= 0, s.1)])[1], [(${entries}, ${excluded})])[1],
-    timeline, (arrayWithConstant(${steps}, toInt64(-1)), arrayWithConstant(${steps}, toUInt8(0)), toUInt64(0), toInt64(-1), toInt64(-1), toUInt8(0)))`;
+        multiIf(idx > acc.3, s.2[idx], ${replaces}, toUInt8(0), ${same}, s.2[idx], acc.6),
+        s.3,
+        if(idx > acc.3 OR ${replaces}, s.3[idx], acc.8)
+      ), [arrayLastIndex(x -> x >= 0, s.1)])[1], [(${entries}, ${excluded}, ${times})])[1],
+    timeline, (arrayWithConstant(${steps}, toInt64(-1)), arrayWithConstant(${steps}, toUInt8(0)), toUInt64(0), toInt64(-1), toInt64(-1),
+      toUInt8(0), arrayWithConstant(${steps}, ${noTimes}), ${noTimes}))`;
 }
 
-/** (steps, entry, completion time, excluded) of an ordered or strict funnel. */
+/** (steps, entry, completion time, excluded, step times) of an ordered or strict funnel. */
 function orderedResult(steps: number, window: string, cover: string, strict: boolean): string {
-  return `arrayMap(r -> (r.3, r.4, r.5, r.6), [${orderedFold(steps, window, cover, strict)}])[1]`;
+  return `arrayMap(r -> (r.3, r.4, r.5, r.6, r.8), [${orderedFold(steps, window, cover, strict)}])[1]`;
 }
 
 /**
- * (steps, entry, completion time, excluded) of an unordered funnel: per step event, the distinct
+ * (steps, entry, completion time, excluded, no step times) of an unordered funnel: per step event, the distinct
  * steps done within the window from it; most steps first, then windows without an exclusion event,
  * then the earliest.
  */
@@ -80,7 +86,7 @@ function unorderedResult(window: string): string {
       toUInt64(bitCount(arrayReduce('groupBitOr', arrayMap(x -> if(${inWindow}, x.2, toUInt64(0)), timeline)))),
       toUInt8(NOT arrayExists(x -> x.3 > 0 AND ${inWindow}, timeline)),
       -anchor.1), arrayFilter(x -> x.2 > 0, timeline)))`;
-  return `arrayMap(b -> (b.1, -b.3, toInt64(-1), toUInt8(1 - b.2)), [${best}])[1]`;
+  return `arrayMap(b -> (b.1, -b.3, toInt64(-1), toUInt8(1 - b.2), CAST([], 'Array(Int64)')), [${best}])[1]`;
 }
 
 async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<{ inner: string; perActor: string }> {
@@ -112,7 +118,7 @@ async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options
 }
 
 /**
- * `SELECT actor, steps, entry_at, final_at, in_breakdown` with one row per person who did any
+ * `SELECT actor, steps, entry_at, final_at, step_times, in_breakdown` with one row per person who did any
  * step event in range (`steps` 0 when they never entered). Build it before asking the scope for
  * its FROM clause: the conditions register the joins they read.
  */
@@ -138,7 +144,7 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   // Strict funnels see every event of the person: any other event breaks the sequence.
   const prefilter = filter.orderType === 'strict' ? [] : [`(${[...steps, ...exclusions].join(' OR ')})`];
   // An actor whose furthest attempt is excluded leaves every step.
-  return `SELECT actor, if(funnel.4 = 1, 0, funnel.1) AS steps, funnel.2 AS entry_at, funnel.3 AS final_at, in_breakdown
+  return `SELECT actor, if(funnel.4 = 1, 0, funnel.1) AS steps, funnel.2 AS entry_at, funnel.3 AS final_at, funnel.5 AS step_times, in_breakdown
 FROM (
   SELECT actor, ${result} AS funnel, in_breakdown
   FROM (

@@ -7,6 +7,7 @@ import { withSearch } from '../actors/actor-search.js';
 import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { combineAnd, type RawInput } from '../filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
+import type { FunnelActorsService } from '../funnels/funnel-actors-service.js';
 import { pathActorsSql } from './path-actors.js';
 import { parsePathFilter } from './path-filter.js';
 
@@ -16,7 +17,15 @@ export class PathActorsService {
     private readonly warehouse: Warehouse,
     private readonly hydrator: PersonHydrator,
     private readonly resolvers: InsightResolvers,
+    private readonly funnels: FunnelActorsService,
   ) {}
+
+  /** The funnel of funnel paths, read as the funnel actors endpoint reads it. */
+  private funnelOf(project: Project, funnelInput: RawInput) {
+    const funnel = this.funnels.funnelOf(project, funnelInput);
+    const { teamId, timezone, from, to, resolvers } = this.funnels.scopeOf(project, funnel);
+    return { funnel, funnelInput, scope: { teamId, timezone, from, to, resolvers } };
+  }
 
   async actors(project: Project, input: RawInput): Promise<ActorList> {
     const parsed = parsePathFilter(input);
@@ -26,6 +35,7 @@ export class PathActorsService {
     const { sql, params } = await pathActorsSql({
       scope: { teamId: project.id, timezone: project.timezone, from, to, resolvers: this.resolvers },
       filter,
+      funnel: filter.funnelPaths ? this.funnelOf(project, filter.funnelPaths.funnelInput) : null,
       page,
     });
     const rows = await this.warehouse.query<{ actor_id: string }>(sql, params);

@@ -1,6 +1,7 @@
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import { rawPropertyValue } from '../property-filters.js';
+import { funnelPathWindowSql, type FunnelPathWindowQuery } from './funnel-path-window.js';
 import type { PathFilter } from './path-filter.js';
 
 /** A gap this long between two events starts a new session path (insights.md §6.2). */
@@ -73,6 +74,8 @@ function keyCondition(filter: PathFilter, scope: EventScope): string {
 export interface PathActorsQuery {
   scope: Omit<EventScopeDefinition, 'properties'>;
   filter: PathFilter;
+  /** Funnel paths: the funnel whose persons' step windows restrict the events. */
+  funnel: Omit<FunnelPathWindowQuery, 'type'> | null;
   page: ActorPage;
 }
 
@@ -90,6 +93,14 @@ export async function pathActorsSql(query: PathActorsQuery): Promise<{ sql: stri
   const excluded = filter.excludeEvents.length > 0 ? `WHERE item NOT IN ${params.add(filter.excludeEvents, 'Array(String)')}` : '';
   const { path, keep } = truncatedPath(filter, scope);
   const gap = params.add(SESSION_GAP_MICROS, 'Int64');
+  const funnelPaths = filter.funnelPaths && query.funnel ? await funnelPathWindowSql({ ...query.funnel, type: filter.funnelPaths.type }, params) : null;
+  const events = `SELECT ${scope.source.personId} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${item} AS item
+          ${scope.fromWhere(conditions)}`;
+  const windowed = funnelPaths
+    ? `SELECT ev.actor AS actor, ev.at AS at, ev.item AS item FROM (${events}) AS ev
+          INNER JOIN (${funnelPaths}) AS reached ON reached.funnel_actor = ev.actor
+          WHERE ev.at >= reached.window_start AND ev.at <= reached.window_end`
+    : events;
   const sql = `SELECT toString(actor) AS actor_id
 FROM (
   SELECT actor, ${path} AS path
@@ -102,8 +113,7 @@ FROM (
           arrayMap((x, i) -> i > 1 AND x.1 - timeline[i - 1].1 >= ${gap}, timeline, arrayEnumerate(timeline))) AS sessions
       FROM (
         SELECT actor, at, item FROM (
-          SELECT ${scope.source.personId} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${item} AS item
-          ${scope.fromWhere(conditions)}
+          ${windowed}
         ) ${excluded}
       )
       GROUP BY actor

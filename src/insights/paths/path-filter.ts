@@ -29,6 +29,17 @@ export interface PathFilter {
   startKey: PathNode | null;
   endKey: PathNode | null;
   dropoffKey: PathNode | null;
+  /** Paths of a funnel's persons around one of their steps. */
+  funnelPaths: FunnelPaths | null;
+}
+
+export const FUNNEL_PATH_TYPES = ['funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'] as const;
+export type FunnelPathType = (typeof FUNNEL_PATH_TYPES)[number];
+
+export interface FunnelPaths {
+  type: FunnelPathType;
+  /** The funnel filter, with its `funnel_step`, as the funnel actors endpoint reads it. */
+  funnelInput: RawInput;
 }
 
 const MAX_STEP_LIMIT = 100;
@@ -99,9 +110,6 @@ function pathNode(value: unknown, attr: string): PathNode | null {
 }
 
 export function parsePathFilter(input: RawInput): PathFilter {
-  if (optionalText(input.funnel_paths) !== null || optionalText(input.funnel_filter) !== null) {
-    throw new ValidationError('funnel_paths', 'Paths restricted to a funnel are not supported yet.');
-  }
   const filter = parseAnalysisFilter(input);
   return {
     eventTypes: eventTypes(input),
@@ -117,5 +125,27 @@ export function parsePathFilter(input: RawInput): PathFilter {
     startKey: pathNode(input.path_start_key, 'path_start_key'),
     endKey: pathNode(input.path_end_key, 'path_end_key'),
     dropoffKey: pathNode(input.path_dropoff_key, 'path_dropoff_key'),
+    funnelPaths: funnelPaths(input),
   };
+}
+
+/** `funnel_paths` and the `funnel_filter` it needs (a JSON string in GET, an object in a POST body). */
+function funnelPaths(input: RawInput): FunnelPaths | null {
+  const type = optionalText(input.funnel_paths);
+  if (type === null) return null;
+  if (!(FUNNEL_PATH_TYPES as readonly string[]).includes(type)) {
+    throw new ValidationError('funnel_paths', `funnel_paths must be one of ${FUNNEL_PATH_TYPES.join(', ')}.`);
+  }
+  let funnelInput: unknown = input.funnel_filter;
+  if (typeof funnelInput === 'string') {
+    try {
+      funnelInput = JSON.parse(funnelInput);
+    } catch {
+      throw new ValidationError('funnel_filter', 'funnel_filter must be a JSON object.');
+    }
+  }
+  if (typeof funnelInput !== 'object' || funnelInput === null || Array.isArray(funnelInput)) {
+    throw new ValidationError('funnel_filter', 'funnel_paths needs a funnel_filter object.', 'required');
+  }
+  return { type: type as FunnelPathType, funnelInput: funnelInput as RawInput };
 }
