@@ -90,6 +90,12 @@ describe('persons analysis: trends actors', () => {
     assert.deepEqual([...week].sort(), ['u1', 'u2', 'u3', 'u4']);
   });
 
+  test('weekly active users: the persons active in the 7 days up to the data point', async () => {
+    const weekly = { events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], entity_id: '$pageview', entity_type: 'events', entity_math: 'weekly_active' };
+    assert.deepEqual(sortedPeopleIds(await get({ ...weekly, date_from: '2020-01-03', date_to: '2020-01-03' })), ['u1', 'u2', 'u3', 'u4']);
+    assert.deepEqual(sortedPeopleIds(await get({ ...weekly, date_from: '2020-01-01', date_to: '2020-01-01' })), ['u1', 'u2']);
+  });
+
   test('breakdown values pick one bucket; the empty value is the none bucket', async () => {
     const base = { ...PAGEVIEWS, breakdown: '$browser', breakdown_type: 'event', entity_id: '$pageview', entity_type: 'events' };
     assert.deepEqual(peopleIds(await get({ ...base, date_from: '2020-01-01', date_to: '2020-01-01', breakdown_value: 'Chrome' })), ['u1']);
