@@ -5,6 +5,7 @@ import { SqlParams } from '../insights/sql-params.js';
 import { PersonRowColumns } from './person-columns.js';
 import { isUuid } from './person-id.js';
 import { emailFilter, type PersonListFilter } from './person-list-filter.js';
+import { CURRENT_DISTINCT_IDS } from '../storage/warehouse/replicas.js';
 
 /**
  * ClickHouse SQL of the person list, on the warehouse replicas. The current row of each person
@@ -18,9 +19,7 @@ function onlyFilter(filter: PropertyFilter): PropertyGroup {
 
 /** UUIDs of the persons that currently own a distinct id. */
 function ownerOf(distinctId: string, params: SqlParams): string {
-  return `SELECT argMax(person_id, version) FROM person_distinct_ids
-    WHERE team_id = {team_id:Int64} AND distinct_id = ${params.add(distinctId, 'String')}
-    GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0`;
+  return `SELECT person_id FROM (${CURRENT_DISTINCT_IDS}) WHERE distinct_id = ${params.add(distinctId, 'String')}`;
 }
 
 export interface ListedPersonKey {
@@ -64,13 +63,12 @@ export class PersonListSql {
     return new PersonListSql(params, prefilter, conditions.map((condition) => `(${condition})`).join(' AND '), columns.readsProperties);
   }
 
+  /** The current persons (see replicas.ts), reading properties only when a filter needs them. */
   private currentPersons(): string {
-    const properties = this.withProperties ? ', argMax(properties, version) AS properties' : '';
-    return `SELECT id, argMax(person_id, version) AS person_id, argMax(created_at, version) AS created_at${properties}
-      FROM persons
-      WHERE team_id = {team_id:Int64} ${this.prefilter}
-      GROUP BY id
-      HAVING argMax(is_deleted, version) = 0`;
+    const properties = this.withProperties ? ', properties' : '';
+    return `SELECT id, person_id, created_at${properties}
+      FROM persons FINAL
+      WHERE team_id = {team_id:Int64} AND is_deleted = 0 ${this.prefilter}`;
   }
 
   /** The page's keys; text conversions happen after the limit, on the page's rows only. */
