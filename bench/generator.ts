@@ -43,8 +43,9 @@ export function* generateEvents(options: GeneratorOptions): Generator<GeneratedE
   for (let index = 0; index < options.events; index++) {
     const user = Math.floor(options.distinctIds * random.next() ** 2);
     const userId = `user-${user}`;
-    const timestamp = new Date(endMs - spanMs + Math.floor((index / options.events) * spanMs) + random.int(60_000)).toISOString();
-    const uuid = random.uuid();
+    const time = endMs - spanMs + Math.floor((index / options.events) * spanMs) + random.int(60_000);
+    const timestamp = new Date(time).toISOString();
+    const uuid = random.uuidAt(time);
     const common = {
       $lib: 'posthog-node',
       $lib_version: '5.70.0',

@@ -27,8 +27,10 @@ export class Random {
     return items[Math.floor(items.length * this.next() ** 2)]!;
   }
 
-  uuid(): string {
-    const hex = Array.from({ length: 32 }, () => this.int(16).toString(16)).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  /** A UUIDv7 for a moment, as the PostHog SDKs generate them: time-ordered, random below. */
+  uuidAt(timeMs: number): string {
+    const time = Math.floor(timeMs).toString(16).padStart(12, '0');
+    const hex = Array.from({ length: 20 }, () => this.int(16).toString(16)).join('');
+    return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hex.slice(0, 3)}-a${hex.slice(3, 6)}-${hex.slice(6, 18)}`;
   }
 }

@@ -20,7 +20,7 @@ function* personEvents(count: number): Generator<GeneratedEvent> {
     yield {
       event: '$set',
       distinct_id: `person-${index}`,
-      uuid: random.uuid(),
+      uuid: random.uuidAt(start + index * 1000),
       timestamp: new Date(start + index * 1000).toISOString(),
       properties: {
         $set: {

@@ -53,9 +53,10 @@ export class EventWriter {
   private async storedKeys(rows: readonly SerialisedEventRow[]): Promise<Set<string>> {
     const teams = [...new Set(rows.map((row) => row.teamId))];
     const uuids = [...new Set(rows.map((row) => row.uuid))];
-    // The alias must not be `uuid`: ClickHouse would apply it inside WHERE too.
+    // event_uuids is ordered by (team_id, uuid), so this reads only the index ranges of these
+    // uuids. The alias must not be `uuid`: ClickHouse would apply it inside WHERE too.
     const found = await this.warehouse.query<{ team_id: string; stored_uuid: string }>(
-      `SELECT team_id, toString(uuid) AS stored_uuid FROM events
+      `SELECT team_id, toString(uuid) AS stored_uuid FROM event_uuids
        WHERE team_id IN {teams:Array(Int64)} AND uuid IN {uuids:Array(UUID)}`,
       { teams, uuids },
     );

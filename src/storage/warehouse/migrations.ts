@@ -97,6 +97,21 @@ const MIGRATIONS: WarehouseMigration[] = [
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
     ],
   },
+  {
+    version: 4,
+    name: 'event_uuids',
+    // The stored (project, uuid) pairs, ordered for lookup: the events table is ordered by day and
+    // name, so finding uuids there reads its whole uuid column, which grows with every event. The
+    // view fills this table within the same insert as the events themselves.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS event_uuids (team_id Int64, uuid UUID)
+      ENGINE = ReplacingMergeTree
+      ORDER BY (team_id, uuid)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS event_uuids_from_events TO event_uuids AS SELECT team_id, uuid FROM events`,
+      `INSERT INTO event_uuids SELECT team_id, uuid FROM events`,
+    ],
+  },
 ];
 
 export async function migrateWarehouse(warehouse: Warehouse): Promise<void> {
