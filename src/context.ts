@@ -62,7 +62,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
   const definitions = new DefinitionRecorder(catalog.db);
-  const groupTypes = new GroupTypeRegistry(catalog.db);
+  const groupTypes = new GroupTypeRegistry();
   const relay = new OutboxRelay(catalog.db, storedWarehouse);
   const sync = new WarehouseSync(catalog.db, relay, new EventWriter(storedWarehouse), (error) =>
     console.error('warehouse sync failed; the next read or capture retries it', error),

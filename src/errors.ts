@@ -92,8 +92,3 @@ export class PayloadTooLarge extends ApiError {
   }
 }
 
-export class Conflict extends ApiError {
-  constructor(detail: string, attr: string | null = null) {
-    super(409, 'invalid_request', 'conflict', detail, attr);
-  }
-}

@@ -10,8 +10,6 @@ export const MAX_GROUP_TYPES = 5;
 export class GroupTypeRegistry {
   private readonly cache = new Map<number, Map<string, number>>();
 
-  constructor(private readonly db: CatalogDb) {}
-
   private async load(db: CatalogDb, teamId: number): Promise<Map<string, number>> {
     let types = this.cache.get(teamId);
     if (!types) {
@@ -34,9 +32,6 @@ export class GroupTypeRegistry {
     return index;
   }
 
-  async typesOf(teamId: number): Promise<Map<string, number>> {
-    return new Map(await this.load(this.db, teamId));
-  }
 
   forget(teamId: number): void {
     this.cache.delete(teamId);

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { parseJsonColumn } from '../util/json.js';
 
@@ -84,12 +83,4 @@ export class KeyRepository {
     await this.db.updateTable('personal_api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
   }
 
-  async countForUser(userId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('personal_api_keys')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
 }

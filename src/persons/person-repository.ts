@@ -203,11 +203,6 @@ export class PersonRepository {
     }
   }
 
-  async removeDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]): Promise<void> {
-    for (const part of chunks(distinctIds)) {
-      await db.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('distinct_id', 'in', part).execute();
-    }
-  }
 
   async deletePerson(db: CatalogDb, personId: number): Promise<void> {
     await db.deleteFrom('person_distinct_ids').where('person_id', '=', personId).execute();
