@@ -1,6 +1,6 @@
 import type { PropertyColumns } from './property-filters.js';
 import type { SqlParams } from './sql-params.js';
-import { CURRENT_DISTINCT_IDS, CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
+import { CURRENT_DISTINCT_IDS, CURRENT_GROUPS, CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
 
 /**
  * `events AS e` plus only the joins the query reads: the current distinct-id → person mapping
@@ -59,9 +59,8 @@ export class EventSource implements PropertyColumns {
     for (const index of [...this.groups].sort()) {
       const groupType = this.params.add(index, 'UInt8');
       joins.push(
-        `LEFT JOIN (SELECT group_key, argMax(group_properties, version) AS group_properties FROM groups ` +
-          `WHERE team_id = {team_id:Int64} AND group_type_index = ${groupType} GROUP BY group_key) AS group_${index} ` +
-          `ON group_${index}.group_key = e.\`$group_${index}\``,
+        `LEFT JOIN (SELECT group_key, group_properties FROM (${CURRENT_GROUPS}) WHERE group_type_index = ${groupType}) ` +
+          `AS group_${index} ON group_${index}.group_key = e.\`$group_${index}\``,
       );
     }
     if (this.sessions) {

@@ -31,9 +31,3 @@ export function readActorPage(input: RawInput, limitKey = 'limit', offsetKey = '
 export function limitClause(page: ActorPage, params: SqlParams): string {
   return `LIMIT ${params.add(page.limit, 'UInt64')} OFFSET ${params.add(page.offset, 'UInt64')}`;
 }
-
-/** What an actors query found: person UUIDs in result order (one page), and per-actor extras. */
-export interface ActorRows<T = Record<string, never>> {
-  rows: Array<{ actorId: string } & T>;
-  page: ActorPage;
-}
