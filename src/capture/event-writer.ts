@@ -33,30 +33,57 @@ export interface SerialisedEventRow {
  * Inserts event rows into the warehouse, dropping rows whose (project, uuid) is already stored
  * or repeated earlier in the same call, so SDK retries are idempotent. Callers serialise calls
  * (the warehouse sync does), so the check and the insert see each other's effects.
+ *
+ * Stored uuids are looked up in `event_uuids`, which a materialized view fills from each events
+ * insert. The view's part is written after the events' part, so an insert cut short (a crash, a
+ * failed write) can leave events whose uuids the view never recorded. From start-up, and after
+ * any failure, until the caller reports a complete pass (`settled`), the writer therefore checks
+ * the events table itself and records the uuids it finds there, bringing `event_uuids` back in
+ * step before it is trusted again.
  */
 export class EventWriter {
+  private uncertain = true;
+
   constructor(private readonly warehouse: Warehouse) {}
 
   async insertNew(rows: readonly SerialisedEventRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const stored = await this.storedKeys(rows);
-    const fresh: string[] = [];
-    for (const row of rows) {
-      const key = `${row.teamId}:${row.uuid}`;
-      if (stored.has(key)) continue;
-      stored.add(key);
-      fresh.push(row.json);
-    }
-    await this.warehouse.insertJsonEachRow('events', fresh.join('\n'));
-  }
-
-  private async storedKeys(rows: readonly SerialisedEventRow[]): Promise<Set<string>> {
     const teams = [...new Set(rows.map((row) => row.teamId))];
     const uuids = [...new Set(rows.map((row) => row.uuid))];
-    // event_uuids is ordered by (team_id, uuid), so this reads only the index ranges of these
-    // uuids. The alias must not be `uuid`: ClickHouse would apply it inside WHERE too.
+    try {
+      const stored = await this.storedKeys(this.uncertain ? 'events' : 'event_uuids', teams, uuids);
+      const fresh: string[] = [];
+      for (const row of rows) {
+        const key = `${row.teamId}:${row.uuid}`;
+        if (stored.has(key)) continue;
+        stored.add(key);
+        fresh.push(row.json);
+      }
+      await this.warehouse.insertJsonEachRow('events', fresh.join('\n'));
+      if (this.uncertain) {
+        await this.warehouse.command(
+          `INSERT INTO event_uuids SELECT team_id, uuid FROM events
+           WHERE team_id IN {teams:Array(Int64)} AND uuid IN {uuids:Array(UUID)}`,
+          { teams, uuids },
+        );
+      }
+    } catch (error) {
+      this.uncertain = true;
+      throw error;
+    }
+  }
+
+  /** Every event that was waiting has been written: `event_uuids` is complete again. */
+  settled(): void {
+    this.uncertain = false;
+  }
+
+  private async storedKeys(table: 'events' | 'event_uuids', teams: number[], uuids: string[]): Promise<Set<string>> {
+    // event_uuids is ordered by (team_id, uuid), so it reads only the index ranges of these uuids;
+    // events is ordered by day, so there the whole uuid column is read. The alias must not be
+    // `uuid`: ClickHouse would apply it inside WHERE too.
     const found = await this.warehouse.query<{ team_id: string; stored_uuid: string }>(
-      `SELECT team_id, toString(uuid) AS stored_uuid FROM event_uuids
+      `SELECT team_id, toString(uuid) AS stored_uuid FROM ${table}
        WHERE team_id IN {teams:Array(Int64)} AND uuid IN {uuids:Array(UUID)}`,
       { teams, uuids },
     );

@@ -64,6 +64,7 @@ export class WarehouseSync {
       this.movedThrough = Number(pending[pending.length - 1]!.id);
       if (pending.length < MOVE_CHUNK) break;
     }
+    this.writer.settled();
     if (this.movedThrough - this.prunedThrough >= PRUNE_THRESHOLD) await this.pruneMoved(this.db);
   }
 }
