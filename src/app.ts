@@ -43,7 +43,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   });
 
   await app.register(healthRoutes);
-  await app.register(async (ingestion) => captureRoutes(ingestion, context.capture));
+  await app.register(async (ingestion) => captureRoutes(ingestion, context.capture, context.flags));
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (api) => {

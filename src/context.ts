@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { CaptureService } from './capture/capture-service.js';
+import { FlagsService } from './flags/flags-service.js';
 import { EventWriter } from './capture/event-writer.js';
 import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
@@ -50,6 +51,7 @@ export interface AppContext {
   /** Serialises every write to persons, from capture and from the persons API. */
   personWriteLock: Mutex;
   capture: CaptureService;
+  flags: FlagsService;
   trends: TrendService;
   persons: PersonsApi;
   actions: ActionService;
@@ -103,6 +105,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     sync,
     personWriteLock,
     capture,
+    flags: new FlagsService(projectRepository),
     trends: new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
     persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureService } from '../../capture/capture-service.js';
+import type { FlagsService } from '../../flags/flags-service.js';
 
 const BATCH_LIMIT_BYTES = 20 * 1024 * 1024;
 const EVENT_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -24,7 +25,7 @@ function allowCors(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 /** The SDK-facing ingestion endpoints; every body arrives raw and is decoded by the capture service. */
-export async function captureRoutes(app: FastifyInstance, capture: CaptureService): Promise<void> {
+export async function captureRoutes(app: FastifyInstance, capture: CaptureService, flags: FlagsService): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addHook('onRequest', async (request, reply) => allowCors(request, reply));
@@ -48,6 +49,31 @@ export async function captureRoutes(app: FastifyInstance, capture: CaptureServic
         });
         if (query.beacon === '1') return reply.status(204).send();
         return reply.status(200).send({ status: 1 });
+      },
+    });
+    app.options(path, { schema: { hide: true } }, async (_request, reply) => reply.status(200).send({ status: 1 }));
+  }
+
+  // `/flags?v=2` answers in the flags shape; `/decide` and `/flags` without v=2 in the older one.
+  for (const path of ['/flags', '/decide']) {
+    app.route({
+      method: ['GET', 'POST'],
+      url: path,
+      bodyLimit: EVENT_LIMIT_BYTES,
+      schema: { hide: true },
+      handler: async (request) => {
+        const query = request.query as Record<string, unknown>;
+        const shape = path === '/flags' && query.v === '2' ? 'flags' : 'legacy';
+        return flags.evaluate(
+          {
+            body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+            query,
+            contentType: request.headers['content-type'],
+            contentEncoding: request.headers['content-encoding'],
+            limitBytes: EVENT_LIMIT_BYTES,
+          },
+          shape,
+        );
       },
     });
     app.options(path, { schema: { hide: true } }, async (_request, reply) => reply.status(200).send({ status: 1 }));
