@@ -3,14 +3,14 @@ import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
-import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
+import type { ActorList } from '../actors/actor-list.js';
+import { actorSeries, queryActors } from '../actors/actor-query.js';
 import { readActorPage } from '../actors/actor-page.js';
-import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
+import { projectClock } from '../actors/analysis-inputs.js';
 import { requiredString } from '../actors/required-params.js';
 import { nextBucket, parseDate, truncate } from '../date-range.js';
-import { combineAnd, type RawInput } from '../filter-model.js';
-import { UnknownAction, type InsightResolvers } from '../trends/series-scope.js';
+import type { RawInput } from '../filter-model.js';
+import type { InsightResolvers } from '../trends/series-scope.js';
 import { LIFECYCLE_STATUSES, lifecycleActorsSql, type LifecycleStatus } from './lifecycle-actors.js';
 
 /** `GET /persons/lifecycle`: the persons of one lifecycle status in one period. */
@@ -36,27 +36,16 @@ export class LifecycleActorsService {
     const { interval } = filter.dates;
     const periodStart = truncate(parsed.at, interval, clock.weekStartDay);
     const page = readActorPage(input);
-    const series = {
-      teamId: project.id,
-      timezone: project.timezone,
-      entity,
-      properties: withSearch(combineAnd(filter.properties, testAccountFilters(project, filter), entity.properties), input),
-      resolvers: this.resolvers,
-    };
-    try {
-      const { sql, params } = await lifecycleActorsSql({
+    const series = actorSeries(project, filter, entity, input, this.resolvers);
+    return queryActors(this.warehouse, this.hydrator, project, page, () =>
+      lifecycleActorsSql({
         series,
         previousStart: truncate(periodStart.minus({ milliseconds: 1 }), interval, clock.weekStartDay),
         periodStart,
         nextStart: nextBucket(periodStart, interval),
         status: status as LifecycleStatus,
         page,
-      });
-      const rows = await this.warehouse.query<{ actor_id: string }>(sql, params);
-      return hydrateActors(this.hydrator, project, rows.map((row) => row.actor_id), page);
-    } catch (error) {
-      if (error instanceof UnknownAction) return emptyActorList(page);
-      throw error;
-    }
+      }),
+    );
   }
 }

@@ -2,14 +2,14 @@ import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { parseAnalysisFilter, targetEntity } from '../actors/analysis-filter.js';
-import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
+import type { ActorList } from '../actors/actor-list.js';
+import { actorSeries, queryActors } from '../actors/actor-query.js';
 import { readActorPage } from '../actors/actor-page.js';
-import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
-import { combineAnd, type InsightFilter, type RawInput } from '../filter-model.js';
+import { projectClock } from '../actors/analysis-inputs.js';
+import type { InsightFilter, RawInput } from '../filter-model.js';
 import { resolveDateRange, type ProjectClock } from '../date-range.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, planBreakdown } from './breakdown.js';
-import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
+import type { InsightResolvers, SeriesDefinition } from './series-scope.js';
 import { dataPointRange, trendActorsSql, type DataPointRange } from './trend-actors.js';
 
 /** `GET /persons/trends`: the persons behind one trend data point (entity, bucket, breakdown value). */
@@ -26,24 +26,12 @@ export class TrendActorsService {
     const page = readActorPage(input);
     const clock = projectClock(project);
     const range = dataPointRange(filter, clock);
-    const series = {
-      teamId: project.id,
-      timezone: project.timezone,
-      entity,
-      properties: withSearch(combineAnd(filter.properties, testAccountFilters(project, filter), entity.properties), input),
-      resolvers: this.resolvers,
-    };
+    const series = actorSeries(project, filter, entity, input, this.resolvers);
     const breakdownValue = input.breakdown_value === undefined || input.breakdown_value === null ? null : String(input.breakdown_value);
-    try {
+    return queryActors(this.warehouse, this.hydrator, project, page, async () => {
       const topValues = breakdownValue === BREAKDOWN_OTHER ? await this.topValues(filter, series, range, clock) : [];
-      const { sql, params } = await trendActorsSql({ series, range, breakdown: filter.breakdown, breakdownValue, topValues, page });
-      const rows = await this.warehouse.query<{ actor_id: string }>(sql, params);
-      return hydrateActors(this.hydrator, project, rows.map((row) => row.actor_id), page);
-    } catch (error) {
-      // As the trend itself: a series of an action the project does not have has no persons.
-      if (error instanceof UnknownAction) return emptyActorList(page);
-      throw error;
-    }
+      return trendActorsSql({ series, range, breakdown: filter.breakdown, breakdownValue, topValues, page });
+    });
   }
 
   /**
