@@ -363,6 +363,25 @@ function parseEntityList(value: unknown, type: 'events' | 'actions'): Omit<Serie
 }
 
 /** Actions first, then events, stably sorted by `order` (absent — or 0, as in PostHog — sorts as -1). */
+/**
+ * One entity sent as its own field (`target_entity`, `funnel_correlation_person_entity`): a JSON
+ * object with `id` and `type` (events or actions). Errors name that field; `notAnObject` is the
+ * detail PostHog gives when the value is not an object.
+ */
+export function parseEntityParam(value: unknown, attr: string, notAnObject: string): SeriesEntity {
+  const decoded = decodeJson(value, attr);
+  if (!isPlainObject(decoded)) throw new ValidationError(attr, notAnObject);
+  const type = decoded.type ?? 'events';
+  if (type !== 'events' && type !== 'actions') throw new ValidationError(attr, `"${attr}" type must be events or actions.`);
+  try {
+    return parseEntities({ [type]: [decoded] })[0]!;
+  } catch (error) {
+    // The entity parser names the list it reads; here the entity is its own field.
+    if (error instanceof ValidationError) throw new ValidationError(attr, error.detail);
+    throw error;
+  }
+}
+
 export function parseEntities(input: RawInput): SeriesEntity[] {
   const entities = [...parseEntityList(input.actions, 'actions'), ...parseEntityList(input.events, 'events')];
   return entities

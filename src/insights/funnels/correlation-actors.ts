@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
-import { combineAnd, parseEntities, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { combineAnd, parseEntityParam, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
 import type { FunnelFilter } from './funnel-filter.js';
 import { funnelPerActorSql } from './funnel-steps-sql.js';
 
@@ -13,26 +13,7 @@ export type CorrelationSelection = { kind: 'event'; entity: SeriesEntity } | { k
 function parsePersonEntity(value: unknown): SeriesEntity {
   const attr = 'funnel_correlation_person_entity';
   if (value === undefined || value === null || value === '') throw new ValidationError(attr, 'No entity for persons specified', 'required');
-  let decoded: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      decoded = JSON.parse(value);
-    } catch {
-      throw new ValidationError(attr, `Invalid JSON in "${attr}".`);
-    }
-  }
-  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) {
-    throw new ValidationError(attr, 'No entity for persons specified');
-  }
-  const raw = decoded as Record<string, unknown>;
-  const type = raw.type ?? 'events';
-  if (type !== 'events' && type !== 'actions') throw new ValidationError(attr, 'The entity type must be events or actions.');
-  try {
-    return parseEntities({ [type]: [raw] })[0]!;
-  } catch (error) {
-    if (error instanceof ValidationError) throw new ValidationError(attr, error.detail);
-    throw error;
-  }
+  return parseEntityParam(value, attr, 'No entity for persons specified');
 }
 
 export function parseCorrelationSelection(input: RawInput): CorrelationSelection {

@@ -1,7 +1,7 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { parseDate, truncate, type ProjectClock } from '../date-range.js';
-import { isTruthyFlag, parseEntities, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { isTruthyFlag, parseEntityParam, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
 
 export const RETENTION_PERIODS = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const;
 export type RetentionPeriod = (typeof RETENTION_PERIODS)[keyof typeof RETENTION_PERIODS];
@@ -27,28 +27,7 @@ const MAX_INTERVALS = 1000;
 
 function parseRetentionEntity(value: unknown, attr: string): SeriesEntity | null {
   if (value === undefined || value === null || value === '') return null;
-  let decoded: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      decoded = JSON.parse(value);
-    } catch {
-      throw new ValidationError(attr, `Invalid JSON in "${attr}".`);
-    }
-  }
-  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) {
-    throw new ValidationError(attr, `"${attr}" must be an object with id and type.`);
-  }
-  const raw = decoded as Record<string, unknown>;
-  const type = raw.type ?? 'events';
-  if (type !== 'events' && type !== 'actions') throw new ValidationError(attr, `"${attr}" type must be events or actions.`);
-  try {
-    const [entity] = parseEntities({ [type]: [raw] });
-    return entity!;
-  } catch (error) {
-    // The entity parser names the list it reads; here the entity is its own field.
-    if (error instanceof ValidationError) throw new ValidationError(attr, error.detail);
-    throw error;
-  }
+  return parseEntityParam(value, attr, `"${attr}" must be an object with id and type.`);
 }
 
 function parsePeriod(value: unknown): RetentionPeriod {
