@@ -1,4 +1,5 @@
 import type { CatalogDb } from '../catalog/catalog.js';
+import { QueueProgress } from '../catalog/queue-progress.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -21,20 +22,15 @@ export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntr
   }
 }
 
-/** Applied rows left in the outbox before the relay prunes them itself. */
-const PRUNE_THRESHOLD = 5000;
-
 /**
  * Applies outbox rows to the warehouse replicas, oldest first, stamping each with its outbox id
  * as the version. Writers await `flush()` after committing, so the warehouse is in step before
- * they answer; start-up calls it to replay what a crash left. Applied rows are removed later,
- * preferably inside a writer's own transaction (`pruneApplied`), so relaying costs no extra
- * catalog commit; re-applying a row after a crash is harmless because its version is the same.
+ * they answer; start-up calls it to replay what a crash left. Applied rows are removed later
+ * (`pruneApplied`); re-applying a row after a crash is harmless because its version is the same.
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
-  private appliedThrough = 0;
-  private prunedThrough = 0;
+  private readonly progress = new QueueProgress('warehouse_outbox', 5000);
 
   constructor(
     private readonly db: CatalogDb,
@@ -48,11 +44,8 @@ export class OutboxRelay {
   }
 
   /** Deletes the rows already applied, in the caller's transaction. */
-  async pruneApplied(db: CatalogDb): Promise<void> {
-    const through = this.appliedThrough;
-    if (through <= this.prunedThrough) return;
-    await db.deleteFrom('warehouse_outbox').where('id', '<=', through).execute();
-    this.prunedThrough = through;
+  pruneApplied(db: CatalogDb): Promise<void> {
+    return this.progress.prune(db);
   }
 
   private async drain(): Promise<void> {
@@ -60,7 +53,7 @@ export class OutboxRelay {
       const rows = await this.db
         .selectFrom('warehouse_outbox')
         .selectAll()
-        .where('id', '>', this.appliedThrough)
+        .where('id', '>', this.progress.carriedThrough)
         .orderBy('id')
         .limit(RELAY_CHUNK)
         .execute();
@@ -72,9 +65,9 @@ export class OutboxRelay {
           byTarget.set(row.target, list);
         }
         for (const [target, replicaRows] of byTarget) await this.warehouse.insert(target, replicaRows);
-        this.appliedThrough = Number(rows[rows.length - 1]!.id);
+        this.progress.markCarried(Number(rows[rows.length - 1]!.id));
       }
-      if (this.appliedThrough - this.prunedThrough >= PRUNE_THRESHOLD) await this.pruneApplied(this.db);
+      if (this.progress.wantsPruning) await this.progress.prune(this.db);
       if (rows.length < RELAY_CHUNK) return;
     }
   }

@@ -1,11 +1,10 @@
 import type { EventWriter } from '../../capture/event-writer.js';
 import type { CatalogDb } from '../catalog/catalog.js';
+import { QueueProgress } from '../catalog/queue-progress.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
 import type { OutboxRelay } from './outbox.js';
 
 const MOVE_CHUNK = 20_000;
-/** Moved rows left in the queue before the sync deletes them with a commit of its own. */
-const PRUNE_THRESHOLD = 20_000;
 
 /**
  * Brings the warehouse in step with the catalog: replica changes from the outbox, then accepted
@@ -15,8 +14,7 @@ const PRUNE_THRESHOLD = 20_000;
  */
 export class WarehouseSync {
   private readonly runner: CoalescingRunner;
-  private movedThrough = 0;
-  private prunedThrough = 0;
+  private readonly progress = new QueueProgress('pending_events', 20_000);
 
   constructor(
     private readonly db: CatalogDb,
@@ -37,16 +35,9 @@ export class WarehouseSync {
     this.runner.run().catch(this.onBackgroundError);
   }
 
-  /**
-   * Deletes the events already moved, in the caller's transaction, so moving costs no catalog
-   * commit of its own. A crash before that only means moving them again: the writer drops
-   * events whose uuid is already stored.
-   */
-  async pruneMoved(db: CatalogDb): Promise<void> {
-    const through = this.movedThrough;
-    if (through <= this.prunedThrough) return;
-    await db.deleteFrom('pending_events').where('id', '<=', through).execute();
-    this.prunedThrough = through;
+  /** Deletes the events already moved, in the caller's transaction (see QueueProgress). */
+  pruneMoved(db: CatalogDb): Promise<void> {
+    return this.progress.prune(db);
   }
 
   private async pass(): Promise<void> {
@@ -55,16 +46,16 @@ export class WarehouseSync {
       const pending = await this.db
         .selectFrom('pending_events')
         .selectAll()
-        .where('id', '>', this.movedThrough)
+        .where('id', '>', this.progress.carriedThrough)
         .orderBy('id')
         .limit(MOVE_CHUNK)
         .execute();
       if (pending.length === 0) break;
       await this.writer.insertNew(pending.map((row) => ({ teamId: Number(row.team_id), uuid: row.uuid, json: row.row })));
-      this.movedThrough = Number(pending[pending.length - 1]!.id);
+      this.progress.markCarried(Number(pending[pending.length - 1]!.id));
       if (pending.length < MOVE_CHUNK) break;
     }
     this.writer.settled();
-    if (this.movedThrough - this.prunedThrough >= PRUNE_THRESHOLD) await this.pruneMoved(this.db);
+    if (this.progress.wantsPruning) await this.progress.prune(this.db);
   }
 }

@@ -1,0 +1,39 @@
+import type { CatalogDb } from './catalog.js';
+
+/**
+ * How far a catalog queue (the replica outbox, the pending events) has been carried into the
+ * warehouse. Carried rows are deleted later, preferably inside a writer's own transaction, so
+ * carrying costs no catalog commit of its own; until then a restart carries them again, which
+ * the warehouse side makes harmless (same replica versions, uuid dedup for events).
+ */
+export class QueueProgress {
+  private carried = 0;
+  private pruned = 0;
+
+  constructor(
+    private readonly table: 'warehouse_outbox' | 'pending_events',
+    /** Carried rows left before the queue's owner prunes them with a commit of its own. */
+    private readonly pruneThreshold: number,
+  ) {}
+
+  /** The id of the last row carried into the warehouse. */
+  get carriedThrough(): number {
+    return this.carried;
+  }
+
+  markCarried(id: number): void {
+    this.carried = id;
+  }
+
+  get wantsPruning(): boolean {
+    return this.carried - this.pruned >= this.pruneThreshold;
+  }
+
+  /** Deletes the carried rows, in the caller's transaction. */
+  async prune(db: CatalogDb): Promise<void> {
+    const through = this.carried;
+    if (through <= this.pruned) return;
+    await db.deleteFrom(this.table).where('id', '<=', through).execute();
+    this.pruned = through;
+  }
+}
