@@ -108,7 +108,10 @@ ${groupByClause(aliases)}`;
 
 /**
  * Weekly/monthly active users per bucket: distinct persons with an event in the bucket's rolling
- * window. Each event joins the windows it falls in; the windows are computed in the date module.
+ * window (computed in the date module). Window bounds fall on whole hours (hourly buckets) or local
+ * midnights (every other interval), so each actor is reduced to the set of slots of that size it
+ * was active in — a slot (s, s + unit] lies in a window (after, upTo] when after <= s < upTo — and
+ * each actor then yields one row per window one of its slots lies in: a plain count per bucket.
  */
 async function activeSeriesSql(query: SeriesQuery, windowDays: number) {
   const { series, range, breakdown } = query;
@@ -117,13 +120,21 @@ async function activeSeriesSql(query: SeriesQuery, windowDays: number) {
   const afters = scope.params.add(windows.map((window) => toWarehouseTime(window.after)), "Array(DateTime64(6, 'UTC'))");
   const upTos = scope.params.add(windows.map((window) => toWarehouseTime(window.upTo)), "Array(DateTime64(6, 'UTC'))");
   const bucketKeys = scope.params.add(range.buckets.map((bucket) => formatDay(bucket, range.interval)), 'Array(String)');
+  const slotStart = range.interval === 'hour' ? 'toStartOfHour' : 'toStartOfDay';
+  // The slot of an event ending exactly on a bound is the one before it: windows are closed on the right.
+  const slot = `${slotStart}(toDateTime(e.timestamp - toIntervalMicrosecond(1), {timezone:String}))`;
   const actor = scope.source.personId;
   const breakdownKey = breakdown ? `, ${await breakdown.expression(scope)} AS breakdown_value` : '';
   const extra = breakdown ? breakdown.conditions(scope) : [];
-  const sql = `SELECT ${bucketKeys}[window] AS bucket${breakdown ? ', breakdown_value' : ''}, count(DISTINCT actor) AS value
-FROM (SELECT ${actor} AS actor, e.timestamp AS t${breakdownKey} ${scope.fromWhere(extra)})
-ARRAY JOIN arrayFilter(i -> t > ${afters}[i] AND t <= ${upTos}[i], range(1, length(${afters}) + 1)) AS window
-GROUP BY bucket${breakdown ? ', breakdown_value' : ''}`;
+  const breakdownAlias = breakdown ? ', breakdown_value' : '';
+  const sql = `WITH arrayMap(bound -> toDateTime(bound), ${afters}) AS afters, arrayMap(bound -> toDateTime(bound), ${upTos}) AS up_tos
+SELECT ${bucketKeys}[window] AS bucket${breakdownAlias}, count() AS value
+FROM (
+  SELECT actor${breakdownAlias}, groupUniqArray(slot) AS slots
+  FROM (SELECT ${actor} AS actor, ${slot} AS slot${breakdownKey} ${scope.fromWhere(extra)})
+  GROUP BY actor${breakdownAlias})
+ARRAY JOIN arrayFilter(i -> arrayExists(s -> s >= afters[i] AND s < up_tos[i], slots), range(1, length(afters) + 1)) AS window
+GROUP BY bucket${breakdownAlias}`;
   return { sql, params: scope.params.all };
 }
 
