@@ -307,6 +307,41 @@ describe('trend insight', () => {
     );
   });
 
+  test('breakdown pages with offset, the values before the page going to Other', async () => {
+    // Ranked: Chrome (2 events), then Safari, Firefox and none (1 each, value descending).
+    for (const math of [{}, { math: 'dau' }]) {
+      const body = await trend({ events: [{ ...PAGEVIEW, ...math }], ...RANGE, breakdown: '$browser', breakdown_limit: 1, offset: 1 });
+      const other = 'math' in math ? [1, 0, 1, 1, 0] : [2, 0, 1, 1, 0];
+      assert.deepEqual(
+        body.result.map((series) => [series.breakdown_value, series.data]),
+        [
+          ['$$_posthog_breakdown_other_$$', other],
+          ['Safari', [0, 1, 0, 0, 0]],
+        ],
+        JSON.stringify(math),
+      );
+    }
+  });
+
+  test('breakdown values rank by their events from date_from, not from the start of its week', async () => {
+    // Weekly buckets start on Sunday 29 December; Chrome's pageviews of 1 January count in it but not in the ranking.
+    const body = await trend({
+      events: [PAGEVIEW],
+      interval: 'week',
+      date_from: '2020-01-02',
+      date_to: '2020-01-05',
+      breakdown: '$browser',
+      breakdown_limit: 1,
+    });
+    assert.deepEqual(
+      body.result.map((series) => [series.breakdown_value, series.data]),
+      [
+        ['$$_posthog_breakdown_other_$$', [4, 0]],
+        ['Safari', [1, 0]],
+      ],
+    );
+  });
+
   test('breakdown by person, group, session duration, histogram and cohort all', async () => {
     const person = await trend({ events: [PAGEVIEW], ...RANGE, breakdown: 'email', breakdown_type: 'person' });
     assert.deepEqual(

@@ -10,15 +10,19 @@ export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
 /** The cohort id PostHog gives the `all` bucket. */
 const ALL_USERS = 0;
 
-/**
- * The breakdown buckets of one series and how to compute an event's bucket: chosen by a
- * top-values query (event, person, group and session properties), by quantile edges
- * (histograms), or given (cohorts).
- */
-export interface BreakdownPlan {
+/** The breakdown buckets of one series, as the response is shaped from them. */
+export interface BreakdownBuckets {
   kind: 'property' | 'session' | 'histogram' | 'cohort';
   /** Bucket values in the order they were chosen; rows are matched on `String(value)`. */
   values: Array<string | number>;
+}
+
+/**
+ * The breakdown buckets of one series and how the series query computes an event's bucket: chosen
+ * by a top-values query (event, person, group and session properties), by quantile edges
+ * (histograms), or given (cohorts).
+ */
+export interface BreakdownPlan extends BreakdownBuckets {
   /** The `breakdown_value` expression of the series query. */
   expression(scope: SeriesScope): Promise<string>;
   /** Conditions the series query adds (histograms and sessions keep only their buckets). */
@@ -36,7 +40,7 @@ function propertyExpression(breakdown: Breakdown, scope: SeriesScope): string {
   return `if(empty(${trimmed}), '/', ${trimmed})`;
 }
 
-function rawBreakdownExpression(breakdown: Breakdown, scope: SeriesScope): string {
+export function rawBreakdownExpression(breakdown: Breakdown, scope: SeriesScope): string {
   return breakdown.type === 'session' ? scope.source.sessionDuration : propertyExpression(breakdown, scope);
 }
 

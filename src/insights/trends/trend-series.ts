@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon';
 import { randomBase62 } from '../../util/random.js';
 import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../date-range.js';
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
-import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownPlan } from './breakdown.js';
+import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownBuckets } from './breakdown.js';
 import { entityToJson, filterToJson, type JsonObject } from './filter-echo.js';
 import type { SeriesRow } from './series-query.js';
 
@@ -62,7 +62,7 @@ function personsUrl(projectId: number, filterJson: JsonObject, extra: JsonObject
   return `api/projects/${projectId}/persons/trends/?${encodeParams({ ...filterJson, ...extra })}&cache_invalidation_key=${cacheKey}`;
 }
 
-function displayLabel(value: string | number, plan: BreakdownPlan, context: ShapeContext): string {
+function displayLabel(value: string | number, plan: BreakdownBuckets, context: ShapeContext): string {
   if (plan.kind === 'cohort') {
     return value === ALL_USERS_COHORT ? 'all users' : (context.cohortNames.get(Number(value)) ?? String(value));
   }
@@ -71,7 +71,7 @@ function displayLabel(value: string | number, plan: BreakdownPlan, context: Shap
   return String(value);
 }
 
-function breakdownValueOf(value: string | number, plan: BreakdownPlan): string | number {
+function breakdownValueOf(value: string | number, plan: BreakdownBuckets): string | number {
   return plan.kind === 'cohort' && value === ALL_USERS_COHORT ? 'all' : value;
 }
 
@@ -98,14 +98,14 @@ function seriesData(rows: SeriesRow[], context: ShapeContext): number[] {
   return context.range.buckets.map((bucket) => byBucket.get(formatDay(bucket, context.range.interval)) ?? 0);
 }
 
-function sortKey(item: SeriesItem, plan: BreakdownPlan | null): [number, string] {
+function sortKey(item: SeriesItem, plan: BreakdownBuckets | null): [number, string] {
   if (plan?.kind === 'cohort' && item.breakdown_value === 'all') return [-1, ''];
   const amount = typeof item.aggregated_value === 'number' ? item.aggregated_value : item.count;
   return [-(amount || 0), item.label];
 }
 
 /** PostHog's order of breakdown series: total descending, then label (code-point order). */
-export function sortBreakdownItems(items: SeriesItem[], plan: BreakdownPlan): SeriesItem[] {
+export function sortBreakdownItems(items: SeriesItem[], plan: BreakdownBuckets): SeriesItem[] {
   // Session durations and histogram buckets keep their value order.
   if (plan.kind === 'session' || plan.kind === 'histogram') return items;
   return [...items].sort((a, b) => {
@@ -120,7 +120,7 @@ export function sortBreakdownItems(items: SeriesItem[], plan: BreakdownPlan): Se
 export function timeSeriesItems(
   entity: SeriesEntity,
   rows: SeriesRow[],
-  plan: BreakdownPlan | null,
+  plan: BreakdownBuckets | null,
   context: ShapeContext,
 ): SeriesItem[] {
   const { filter, range } = context;
@@ -185,7 +185,7 @@ function multipleEntitiesLabel(entity: SeriesEntity, label: string, filter: Insi
 export function aggregateItems(
   entity: SeriesEntity,
   rows: SeriesRow[],
-  plan: BreakdownPlan | null,
+  plan: BreakdownBuckets | null,
   context: ShapeContext,
 ): SeriesItem[] {
   const { filter } = context;

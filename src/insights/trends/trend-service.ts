@@ -17,14 +17,16 @@ import {
   isTimeSeries,
   parseProperties,
   CUMULATIVE_DISPLAY,
+  type Breakdown,
   type InsightFilter,
   type SeriesEntity,
 } from '../filter-model.js';
 import { noActions, noCohorts } from '../resolvers.js';
 import { SqlParams } from '../sql-params.js';
-import { planBreakdown, ALL_USERS_COHORT } from './breakdown.js';
+import { planBreakdown, ALL_USERS_COHORT, type BreakdownBuckets } from './breakdown.js';
+import { queryRankedBreakdown, ranksInSeriesQuery } from './ranked-breakdown.js';
 import { formulaItems } from './formula-series.js';
-import { querySeries } from './series-query.js';
+import { querySeries, type SeriesQuery, type SeriesRow } from './series-query.js';
 import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
 import { parseFormula } from './formula.js';
@@ -127,6 +129,19 @@ export class TrendService {
     return row?.earliest ? DateTime.fromSQL(row.earliest, { zone: 'UTC' }) : null;
   }
 
+  /** The aggregated rows of one series and its breakdown buckets (null when a breakdown finds no value). */
+  private async seriesRows(
+    query: Omit<SeriesQuery, 'breakdown'>,
+    breakdown: Breakdown | null,
+    offset: number,
+  ): Promise<{ plan: BreakdownBuckets | null; rows: SeriesRow[] }> {
+    if (!breakdown) return { plan: null, rows: await querySeries({ ...query, breakdown: null }, this.warehouse) };
+    if (ranksInSeriesQuery(breakdown, query)) return queryRankedBreakdown(query, breakdown, offset, this.warehouse);
+    const plan = await planBreakdown(breakdown, query.series, query.range, offset, this.warehouse);
+    if (!plan) return { plan: null, rows: [] };
+    return { plan, rows: await querySeries({ ...query, breakdown: plan }, this.warehouse) };
+  }
+
   private async runPeriod(
     project: Project,
     filter: InsightFilter,
@@ -157,15 +172,12 @@ export class TrendService {
         properties: combineAnd(filter.properties, testAccounts, entity.properties),
         resolvers: this.resolvers,
       };
-      const plan = breakdown ? await planBreakdown(breakdown, series, range, filter.offset, this.warehouse) : null;
+      const firstSeenOnly = filter.display === CUMULATIVE_DISPLAY;
+      const { plan, rows } = await this.seriesRows({ series, range, timeSeries, firstSeenOnly }, breakdown, filter.offset);
       if (breakdown && !plan) {
         results.push({ entity, items: [] });
         continue;
       }
-      const rows = await querySeries(
-        { series, range, timeSeries, firstSeenOnly: filter.display === CUMULATIVE_DISPLAY, breakdown: plan },
-        this.warehouse,
-      );
       const items = timeSeries ? timeSeriesItems(entity, rows, plan, context) : aggregateItems(entity, rows, plan, context);
       results.push({ entity, items });
     }
