@@ -1,6 +1,6 @@
-/** Runs `work` `runs` times after one warm-up and returns the median and p95 in milliseconds. */
+/** Runs `work` `runs` times after three warm-ups (caches, JIT) and returns the median and p95 in milliseconds. */
 export async function timeRuns(work: () => Promise<unknown>, runs = 10): Promise<{ median: number; p95: number }> {
-  await work();
+  for (let warmUp = 0; warmUp < 3; warmUp++) await work();
   const samples: number[] = [];
   for (let run = 0; run < runs; run++) {
     const started = performance.now();

@@ -29,6 +29,8 @@ export interface ListedPersonKey {
   person_number: string;
   /** DateTime64 text, `2024-01-02 03:04:05.123456`. */
   created_text: string;
+  /** How many persons match in all, when the page counted them (a string: 64-bit integers come back quoted). */
+  total?: string | number;
 }
 
 /** Where a keyset chunk starts: after this person in list order. */
@@ -50,17 +52,35 @@ export class PersonListSql {
     const columns = new PersonRowColumns();
     const context = { columns, params, cohorts };
     const conditions = [await compilePropertyFilters(filter.properties, context)];
-    if (filter.email !== null) conditions.push(await compilePropertyFilters(onlyFilter(emailFilter('exact', filter.email)), context));
-    if (filter.search !== null) {
-      const matches = [
-        await compilePropertyFilters(onlyFilter(emailFilter('icontains', filter.search)), context),
-        `person.id IN (${ownerOf(filter.search, params)})`,
-      ];
-      if (isUuid(filter.search)) matches.push(`person.id = ${params.add(filter.search.toLowerCase(), 'UUID')}`);
-      conditions.push(matches.map((match) => `(${match})`).join(' OR '));
+    // Email and search look for a few persons: each adds the persons with ANY stored version that
+    // matches as candidates (a plain scan, which ClickHouse's condition cache serves on repeats),
+    // so resolving the current versions reads only those persons' granules. The current version is
+    // one of the stored ones, so no match is lost; the condition is checked again on it.
+    const prefilters: string[] = [];
+    const storedVersionsWhere = (condition: string) =>
+      `id IN (SELECT person.id FROM persons AS person WHERE person.team_id = {team_id:Int64} AND ${condition})`;
+    if (filter.distinctId !== null) prefilters.push(`id IN (${ownerOf(filter.distinctId, params)})`);
+    if (filter.email !== null) {
+      const exact = await compilePropertyFilters(onlyFilter(emailFilter('exact', filter.email)), context);
+      conditions.push(exact);
+      prefilters.push(storedVersionsWhere(exact));
     }
-    const prefilter = filter.distinctId === null ? '' : `AND id IN (${ownerOf(filter.distinctId, params)})`;
-    return new PersonListSql(params, prefilter, conditions.map((condition) => `(${condition})`).join(' AND '), columns.readsProperties);
+    if (filter.search !== null) {
+      const emailMatch = await compilePropertyFilters(onlyFilter(emailFilter('icontains', filter.search)), context);
+      const owner = ownerOf(filter.search, params);
+      const matches = [emailMatch, `person.id IN (${owner})`];
+      const candidates = [storedVersionsWhere(emailMatch), `id IN (${owner})`];
+      if (isUuid(filter.search)) {
+        const uuid = params.add(filter.search.toLowerCase(), 'UUID');
+        matches.push(`person.id = ${uuid}`);
+        candidates.push(`id = ${uuid}`);
+      }
+      conditions.push(matches.map((match) => `(${match})`).join(' OR '));
+      prefilters.push(candidates.map((candidate) => `(${candidate})`).join(' OR '));
+    }
+    const condition = conditions.map((condition) => `(${condition})`).join(' AND ');
+    const prefilter = prefilters.map((candidates) => `AND (${candidates})`).join(' ');
+    return new PersonListSql(params, prefilter, condition, columns.readsProperties);
   }
 
   /** The current persons (see replicas.ts), reading properties only when a filter needs them. */
@@ -71,11 +91,15 @@ export class PersonListSql {
       WHERE team_id = {team_id:Int64} AND is_deleted = 0 ${this.prefilter}`;
   }
 
-  /** The page's keys; text conversions happen after the limit, on the page's rows only. */
-  private keys(limitClause: string, extraCondition = ''): string {
-    return `SELECT toString(page_id) AS person_uuid, page_number AS person_number, toString(page_created) AS created_text
+  /**
+   * The page's keys; text conversions happen after the limit, on the page's rows only. With
+   * `withTotal`, each row also carries the number of matches, counted in the same scan.
+   */
+  private keys(limitClause: string, extraCondition = '', withTotal = false): string {
+    const total = withTotal ? ', count() OVER () AS total' : '';
+    return `SELECT toString(page_id) AS person_uuid, page_number AS person_number, toString(page_created) AS created_text${withTotal ? ', total' : ''}
       FROM (
-        SELECT person.id AS page_id, person.person_id AS page_number, person.created_at AS page_created
+        SELECT person.id AS page_id, person.person_id AS page_number, person.created_at AS page_created${total}
         FROM (${this.currentPersons()}) AS person
         WHERE ${this.condition} ${extraCondition}
         ORDER BY person.created_at DESC, person.person_id DESC
@@ -84,6 +108,7 @@ export class PersonListSql {
       ORDER BY page_created DESC, page_number DESC`;
   }
 
+  /** The number of matches, when the page did not count them. */
   count(): { sql: string; params: Record<string, unknown> } {
     return {
       sql: `SELECT count() AS total FROM (${this.currentPersons()}) AS person WHERE ${this.condition}`,
@@ -91,12 +116,14 @@ export class PersonListSql {
     };
   }
 
+  /**
+   * One page of the list. When the filters read properties (the costly part) the page counts the
+   * matches in the same scan; a lean list is counted apart, which is cheaper than sorting with a window.
+   */
   page(limit: number, offset: number): { sql: string; params: Record<string, unknown> } {
     const params = new SqlParams(this.params.all);
-    return {
-      sql: this.keys(`LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`),
-      params: params.all,
-    };
+    const limitClause = `LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`;
+    return { sql: this.keys(limitClause, '', this.withProperties), params: params.all };
   }
 
   /** The next `size` persons after `cursor` (from the start when null): CSV exports walk the list this way. */

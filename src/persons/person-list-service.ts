@@ -32,11 +32,18 @@ export class PersonListService {
 
   async list(project: Project, filter: PersonListFilter, page: { limit: number; offset: number }) {
     const sql = await PersonListSql.build(project.id, filter, this.cohorts);
-    const count = sql.count();
-    const [totalRow] = await this.warehouse.query<{ total: string | number }>(count.sql, count.params);
     const pageQuery = sql.page(page.limit, page.offset);
     const keys = await this.warehouse.query<ListedPersonKey>(pageQuery.sql, pageQuery.params);
-    return { total: Number(totalRow?.total ?? 0), persons: await this.withDetails(project, keys) };
+    return { total: await this.total(sql, keys, page.offset), persons: await this.withDetails(project, keys) };
+  }
+
+  private async total(sql: PersonListSql, keys: ListedPersonKey[], offset: number): Promise<number> {
+    const counted = keys[0]?.total;
+    if (counted !== undefined) return Number(counted);
+    if (keys.length === 0 && offset === 0) return 0;
+    const count = sql.count();
+    const [row] = await this.warehouse.query<{ total: string | number }>(count.sql, count.params);
+    return Number(row?.total ?? 0);
   }
 
   /** Every matching person in list order, a chunk at a time (keyset paging, so no chunk re-reads the ones before). */

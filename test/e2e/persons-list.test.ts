@@ -218,6 +218,21 @@ describe('persons API: list', () => {
     assert.deepEqual(anonymous.body, ERRORS.notAuthenticated);
   });
 
+  test('filters see only a person\'s current properties; a filtered page past the end still counts', async () => {
+    await sendBatch(server, [{ event: 'seen', distinct_id: 'page-12', timestamp: '2024-02-01T00:00:00Z', properties: { $set: { email: 'old@change.io' } } }]);
+    assert.deepEqual((await list('?search=change.io')).results.map((p: any) => p.id), [ids['page-12']]);
+    await sendBatch(server, [{ event: 'seen', distinct_id: 'page-12', timestamp: '2024-02-02T00:00:00Z', properties: { $set: { email: 'new@change.io' } } }]);
+    assert.equal((await list('?search=old@change')).count, 0);
+    assert.equal((await list('?email=old@change.io')).count, 0);
+    assert.deepEqual((await list('?email=new@change.io')).results.map((p: any) => p.id), [ids['page-12']]);
+    const beyond = await list(`?limit=1&offset=5&properties=${jsonParam([{ key: 'plan', value: 'pro', type: 'person' }])}`);
+    assert.deepEqual(beyond.results, []);
+    assert.equal(beyond.count, 2);
+    const page = await list(`?limit=1&offset=1&properties=${jsonParam([{ key: 'plan', value: 'pro', type: 'person' }])}`);
+    assert.deepEqual(page.results.map((p: any) => p.id), [ids.bob]);
+    assert.equal(page.count, 2);
+  });
+
   test('POST is not how persons are created: 405', async () => {
     const response = await server.post(`${PERSONS}/`, { properties: {} });
     assert.equal(response.status, 405);
