@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.js';
+import { safeInteger } from '../util/safe-integer.js';
 
 /** Page-number paging (`page` from 1, `limit`), as PostHog's activity endpoints use it. */
 export interface NumberedPage {
@@ -13,7 +14,7 @@ function positiveInteger(value: unknown, attr: string, fallback: number): number
   if (!/^\d+$/.test(String(text)) || Number(text) < 1) {
     throw new ValidationError(attr, 'A valid positive integer is required.', 'invalid');
   }
-  return Number(text);
+  return safeInteger(String(text));
 }
 
 export function readNumberedPage(query: Record<string, unknown>, options: { defaultLimit: number; maxLimit: number }): NumberedPage {

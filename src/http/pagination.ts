@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.js';
+import { safeInteger } from '../util/safe-integer.js';
 
 export interface Page {
   limit: number;
@@ -15,7 +16,7 @@ function nonNegativeInteger(value: unknown, attr: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   const text = String(value);
   if (!/^\d+$/.test(text)) throw new ValidationError(attr, 'A valid integer is required.', 'invalid');
-  return Number(text);
+  return safeInteger(text);
 }
 
 /** Reads `limit`/`offset`; a limit above the maximum is clamped, never an error. */

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { safeInteger } from '../util/safe-integer.js';
 import { INTERVALS, type DateRangeInput, type Interval } from './date-range.js';
 
 /**
@@ -163,8 +164,8 @@ function optionalString(value: unknown): string | null {
 }
 
 function integerOrNull(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
+  if (typeof value === 'number' && Number.isInteger(value)) return safeInteger(value);
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return safeInteger(value.trim());
   return null;
 }
 

@@ -1,6 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import type { RawInput } from '../filter-model.js';
 import type { SqlParams } from '../sql-params.js';
+import { safeInteger } from '../../util/safe-integer.js';
 
 /** Which slice of an actor list a request asks for. */
 export interface ActorPage {
@@ -16,7 +17,7 @@ function count(value: unknown, attr: string): number | null {
   if (value === undefined || value === null || value === '') return null;
   const text = String(value).trim();
   if (!/^\d+$/.test(text)) throw new ValidationError(attr, 'A valid integer is required.', 'invalid');
-  return Number(text);
+  return safeInteger(text);
 }
 
 /** `limit`/`offset` (or the correlation endpoint's own names for them). */
