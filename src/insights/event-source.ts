@@ -1,3 +1,4 @@
+import type { Breakdown } from './filter-model.js';
 import type { PropertyColumns } from './property-filters.js';
 import type { SqlParams } from './sql-params.js';
 import { CURRENT_DISTINCT_IDS, CURRENT_GROUPS, CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
@@ -41,6 +42,13 @@ export class EventSource implements PropertyColumns {
   groupProperties(groupTypeIndex: number): string {
     this.groups.add(groupTypeIndex);
     return `group_${groupTypeIndex}.group_properties`;
+  }
+
+  /** The JSON properties a property breakdown reads: a group's, the person's, or the event's. */
+  breakdownProperties(breakdown: Pick<Breakdown, 'type' | 'groupTypeIndex'>): string {
+    if (breakdown.type === 'person') return this.personProperties;
+    if (breakdown.type === 'group') return this.groupProperties(breakdown.groupTypeIndex ?? 0);
+    return this.eventProperties;
   }
 
   get sessionDuration(): string {

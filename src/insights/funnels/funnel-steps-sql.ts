@@ -100,12 +100,7 @@ async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options
     return { inner: `, toUInt8(${await scope.cohortMembership(Number(value))}) AS breakdown_member`, perActor: 'max(breakdown_member)' };
   }
   if (breakdown.type === 'session') throw new ValidationError('breakdown_type', 'Funnels do not break down by session.');
-  const json =
-    breakdown.type === 'person'
-      ? source.personProperties
-      : breakdown.type === 'group'
-        ? source.groupProperties(breakdown.groupTypeIndex ?? 0)
-        : source.eventProperties;
+  const json = source.breakdownProperties(breakdown);
   const value = params.add(options.breakdownValue, 'String');
   const attribution = filter.attribution;
   const attributed =

@@ -31,10 +31,7 @@ export interface BreakdownPlan extends BreakdownBuckets {
 
 function propertyExpression(breakdown: Breakdown, scope: SeriesScope): string {
   const { source, params } = scope;
-  let raw: string;
-  if (breakdown.type === 'person') raw = rawPropertyValue(source.personProperties, breakdown.property, params);
-  else if (breakdown.type === 'group') raw = rawPropertyValue(source.groupProperties(breakdown.groupTypeIndex ?? 0), breakdown.property, params);
-  else raw = rawPropertyValue(source.eventProperties, breakdown.property, params);
+  const raw = rawPropertyValue(source.breakdownProperties(breakdown), breakdown.property, params);
   if (!breakdown.normalizeUrl) return raw;
   const trimmed = `trim(TRAILING '/?#' FROM ${raw})`;
   return `if(empty(${trimmed}), '/', ${trimmed})`;

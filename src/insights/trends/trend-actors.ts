@@ -56,12 +56,7 @@ async function breakdownCondition(query: TrendActorsQuery, breakdown: Breakdown,
     if (value === '' || Number.isNaN(seconds)) throw new ValidationError('breakdown_value', 'A session duration breakdown value is a number.');
     return `${source.sessionDuration} = ${params.add(seconds, 'Float64')}`;
   }
-  const json =
-    breakdown.type === 'person'
-      ? source.personProperties
-      : breakdown.type === 'group'
-        ? source.groupProperties(breakdown.groupTypeIndex ?? 0)
-        : source.eventProperties;
+  const json = source.breakdownProperties(breakdown);
   let raw = rawPropertyValue(json, breakdown.property, params);
   if (breakdown.histogramBinCount !== null) {
     const bounds = /^\[(-?[\d.]+),(-?[\d.]+)\]$/.exec(value);
