@@ -1,7 +1,10 @@
+import type { Selectable } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { ActionTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
 import { nowIso } from '../util/time.js';
 import type { Action, ActionStep } from './action.js';
+import { CREATOR_COLUMNS, creatorOf, type CreatorRow } from './creator.js';
 
 export interface NewAction {
   teamId: number;
@@ -27,7 +30,7 @@ export class ActionRepository {
       .selectFrom('actions as a')
       .leftJoin('users as u', 'u.id', 'a.created_by_id')
       .selectAll('a')
-      .select(['u.uuid as creator_uuid', 'u.email as creator_email', 'u.first_name as creator_first_name']);
+      .select(CREATOR_COLUMNS);
   }
 
   async create(input: NewAction): Promise<Action> {
@@ -80,20 +83,7 @@ export class ActionRepository {
   }
 }
 
-interface ActionRow {
-  id: number;
-  team_id: number;
-  name: string | null;
-  description: string;
-  steps: string;
-  deleted: number;
-  created_by_id: number | null;
-  created_at: string;
-  updated_at: string;
-  creator_uuid: string | null;
-  creator_email: string | null;
-  creator_first_name: string | null;
-}
+type ActionRow = Selectable<ActionTable> & CreatorRow;
 
 function toAction(row: ActionRow): Action {
   return {
@@ -103,10 +93,7 @@ function toAction(row: ActionRow): Action {
     description: row.description,
     steps: parseJsonColumn<ActionStep[]>(row.steps, []),
     deleted: Number(row.deleted) === 1,
-    createdBy:
-      row.created_by_id === null || row.creator_uuid === null
-        ? null
-        : { id: Number(row.created_by_id), uuid: row.creator_uuid, email: row.creator_email ?? '', firstName: row.creator_first_name ?? '' },
+    createdBy: creatorOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

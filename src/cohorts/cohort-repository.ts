@@ -1,8 +1,11 @@
+import type { Selectable } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CohortTable } from '../storage/catalog/schema.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
 import { parseJsonColumn } from '../util/json.js';
 import { nowIso } from '../util/time.js';
 import type { Cohort } from './cohort.js';
+import { CREATOR_COLUMNS, creatorOf, type CreatorRow } from '../actions/creator.js';
 
 export interface NewCohort {
   teamId: number;
@@ -37,7 +40,7 @@ export class CohortRepository {
       .selectFrom('cohorts as c')
       .leftJoin('users as u', 'u.id', 'c.created_by_id')
       .selectAll('c')
-      .select(['u.uuid as creator_uuid', 'u.email as creator_email', 'u.first_name as creator_first_name']);
+      .select(CREATOR_COLUMNS);
   }
 
   async create(input: NewCohort): Promise<Cohort> {
@@ -118,22 +121,7 @@ export class CohortRepository {
   }
 }
 
-interface CohortRow {
-  id: number;
-  team_id: number;
-  name: string | null;
-  description: string;
-  filters: string;
-  groups: string;
-  is_static: number;
-  deleted: number;
-  created_by_id: number | null;
-  created_at: string;
-  updated_at: string;
-  creator_uuid: string | null;
-  creator_email: string | null;
-  creator_first_name: string | null;
-}
+type CohortRow = Selectable<CohortTable> & CreatorRow;
 
 function toCohort(row: CohortRow): Cohort {
   return {
@@ -145,10 +133,7 @@ function toCohort(row: CohortRow): Cohort {
     groups: parseJsonColumn<unknown[]>(row.groups, []),
     isStatic: Number(row.is_static) === 1,
     deleted: Number(row.deleted) === 1,
-    createdBy:
-      row.created_by_id === null || row.creator_uuid === null
-        ? null
-        : { id: Number(row.created_by_id), uuid: row.creator_uuid, email: row.creator_email ?? '', firstName: row.creator_first_name ?? '' },
+    createdBy: creatorOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -6,27 +6,15 @@ import { parseJsonColumn } from '../util/json.js';
 import type { EventDefinition, EventDefinitionFilter, EventDefinitionOrder, UserSummary } from './event-definition.js';
 import { byteOrdered, containsEveryTerm } from './name-sql.js';
 
-interface EventDefinitionRow {
-  id: string;
-  team_id: number;
-  name: string;
-  created_at: string | null;
-  last_seen_at: string | null;
-  updated_at: string | null;
-  description: string | null;
-  tags: string;
-  verified: number;
-  verified_at: string | null;
-  hidden: number;
-  owner_id: number | null;
+/** A definition row with its owner's and verifier's user columns. */
+type EventDefinitionRow = EventDefinitionTable & {
   owner_uuid: string | null;
   owner_first_name: string | null;
   owner_email: string | null;
-  verified_by_id: number | null;
   verifier_uuid: string | null;
   verifier_first_name: string | null;
   verifier_email: string | null;
-}
+};
 
 function userSummary(id: number | null, uuid: string | null, firstName: string | null, email: string | null): UserSummary | null {
   if (id === null || uuid === null) return null;
