@@ -13,7 +13,7 @@ const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA'];
 
 /** One `$set` event per person, creating it with ten properties. */
-export function* personEvents(count: number): Generator<GeneratedEvent> {
+function* personEvents(count: number): Generator<GeneratedEvent> {
   const random = new Random(11);
   const start = Date.now() - count * 1000;
   for (let index = 0; index < count; index++) {

@@ -19,7 +19,7 @@ const LAST_30_DAYS = `team_id = 1 AND timestamp >= toStartOfDay(now('UTC') - INT
 const PERSON_OF_EVENT = `(SELECT distinct_id, argMax(person_id, version) AS pid FROM person_distinct_ids WHERE team_id = 1 GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0)`;
 const PERSONS = `(SELECT id, argMax(properties, version) AS props FROM persons WHERE team_id = 1 GROUP BY id HAVING argMax(is_deleted, version) = 0)`;
 
-export const QUERIES: TrendQuery[] = [
+const QUERIES: TrendQuery[] = [
   {
     name: 'total per day, one event, 30 days',
     body: { events: [{ id: '$pageview' }], date_from: '-30d' },

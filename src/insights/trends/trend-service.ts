@@ -43,8 +43,9 @@ export interface TrendOptions {
 }
 
 /**
- * Runs the legacy trend insight: one aggregate warehouse query per series and period (plus the
- * breakdown-value query), then shapes PostHog's response items. Compare runs everything again
+ * Runs the legacy trend insight: one aggregate warehouse query per series and period (property
+ * breakdowns of total and dau rank their values in it; other breakdowns first query their
+ * values), then shapes PostHog's response items. Compare runs everything again
  * for the previous period; formulas combine the series of a period.
  */
 export class TrendService {
