@@ -30,13 +30,20 @@ export function toPersonRecord(row: Selectable<PersonTable>): PersonRecord {
   };
 }
 
-export interface NewPerson {
-  uuid: string;
-  teamId: number;
-  properties: Record<string, unknown>;
-  isIdentified: boolean;
-  createdAt: string;
-  lastSeenAt: string | null;
+/** A person before the catalog numbers it; its version starts at 0. */
+export type NewPerson = Omit<PersonRecord, 'id' | 'version'>;
+
+/** The catalog columns of a person (the integer id is added by callers that know it). */
+function personColumns(person: NewPerson, version: number) {
+  return {
+    uuid: person.uuid,
+    team_id: person.teamId,
+    properties: JSON.stringify(person.properties),
+    is_identified: person.isIdentified ? 1 : 0,
+    created_at: person.createdAt,
+    last_seen_at: person.lastSeenAt,
+    version,
+  };
 }
 
 /**
@@ -94,15 +101,7 @@ export class PersonRepository {
       const rows = await db
         .insertInto('persons')
         .values(
-          part.map((person) => ({
-            uuid: person.uuid,
-            team_id: person.teamId,
-            properties: JSON.stringify(person.properties),
-            is_identified: person.isIdentified ? 1 : 0,
-            created_at: person.createdAt,
-            last_seen_at: person.lastSeenAt,
-            version: 0,
-          })),
+          part.map((person) => personColumns(person, 0)),
         )
         .returning(['id', 'uuid'])
         .execute();
@@ -117,16 +116,7 @@ export class PersonRepository {
       await db
         .insertInto('persons')
         .values(
-          part.map((person) => ({
-            id: person.id,
-            uuid: person.uuid,
-            team_id: person.teamId,
-            properties: JSON.stringify(person.properties),
-            is_identified: person.isIdentified ? 1 : 0,
-            created_at: person.createdAt,
-            last_seen_at: person.lastSeenAt,
-            version: person.version,
-          })),
+          part.map((person) => ({ id: person.id, ...personColumns(person, person.version) })),
         )
         .onConflict((conflict) =>
           conflict.column('id').doUpdateSet((eb) => ({
