@@ -260,7 +260,12 @@ describe('trend insight', () => {
     assert.deepEqual(body.result[0]!.data, [0, 0, 0, 0, 0, 1, 0, 0]);
     assert.equal(body.result[0]!.days[7], new Date().toISOString().slice(0, 10));
     assert.equal((await trend({ events: [{ id: 'recent' }], date_from: 'dStart' })).result[0]!.data.length, 1);
-    assert.deepEqual((await trend({ events: [{ id: 'recent' }], date_from: '-48h', interval: 'hour' })).result[0]!.data.length, 49);
+    // An open hourly range ends one minute past now (PostHog's legacy date_to), so in the last
+    // minute of an hour it reaches into the next one. Accept what the clock said on either side.
+    const hourlyBuckets = () => (new Date(Date.now() + 60_000).getUTCHours() === new Date().getUTCHours() ? 49 : 50);
+    const before = hourlyBuckets();
+    const hourly = (await trend({ events: [{ id: 'recent' }], date_from: '-48h', interval: 'hour' })).result[0]!.data.length;
+    assert.ok([before, hourlyBuckets()].includes(hourly), `${hourly} hourly buckets`);
   });
 
   test('date_from=all starts at the first event of the project', async () => {
