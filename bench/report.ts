@@ -27,6 +27,20 @@ export function printTable(measurements: readonly Measurement[]): string {
   return lines.join('\n');
 }
 
+/** The capture rate of a suite's load, marked with when it ran if the data was kept from an earlier run. */
+export function loadMeasurement(suite: string, name: string, perSecond: number, reusedFrom: string | null): Measurement {
+  return { suite, name, unit: 'events/s', value: Math.round(perSecond), ...(reusedFrom ? { note: `loaded ${reusedFrom}` } : {}) };
+}
+
+/** The server's peak RSS: one figure for load and queries, or two when the load ran in an earlier process. */
+export function peakMeasurements(suite: string, loadPeakMb: number, queryPeakMb: number, reusedFrom: string | null): Measurement[] {
+  if (!reusedFrom) return [{ suite, name: 'server peak RSS (load + queries)', unit: 'MB', value: Math.round(queryPeakMb) }];
+  return [
+    { suite, name: 'server peak RSS (load)', unit: 'MB', value: loadPeakMb, note: `loaded ${reusedFrom}` },
+    { suite, name: 'server peak RSS (queries, after restart)', unit: 'MB', value: Math.round(queryPeakMb) },
+  ];
+}
+
 /** Writes the run to bench/results/<timestamp>.{json,md} (git-ignored) and returns the Markdown. */
 export function writeResults(measurements: readonly Measurement[]): string {
   const directory = path.resolve('bench/results');

@@ -1,10 +1,12 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { printTable, writeResults, type Measurement } from './report.js';
 import { captureSuite } from './suites/capture.js';
 import { personsSuite } from './suites/persons.js';
+import type { SuiteOptions } from './suites/suite.js';
 import { trendsSuite } from './suites/trends.js';
 
-const SUITES: Record<string, (options: { events: number }) => Promise<Measurement[]>> = {
+const SUITES: Record<string, (options: SuiteOptions) => Promise<Measurement[]>> = {
   capture: captureSuite,
   trends: trendsSuite,
   persons: personsSuite,
@@ -12,11 +14,16 @@ const SUITES: Record<string, (options: { events: number }) => Promise<Measuremen
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { events: { type: 'string', default: '1000000' } },
+  options: { events: { type: 'string', default: '1000000' }, 'data-dir': { type: 'string' } },
 });
 const events = Number(values.events);
 if (!Number.isInteger(events) || events <= 0) {
   console.error('--events must be a positive integer');
+  process.exit(2);
+}
+const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : undefined;
+if (dataDir && (positionals.length !== 1 || positionals[0] === 'capture')) {
+  console.error('--data-dir keeps the data of one query suite: name it (trends or persons)');
   process.exit(2);
 }
 const chosen = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -30,7 +37,7 @@ for (const name of chosen) {
 const measurements: Measurement[] = [];
 for (const name of chosen) {
   console.error(`\n== ${name} (${events} events)`);
-  measurements.push(...(await SUITES[name]!({ events })));
+  measurements.push(...(await SUITES[name]!({ events, dataDir })));
 }
 console.log(printTable(measurements));
 writeResults(measurements);

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
-import { TallyServer } from '../../test/support/tally.js';
 import type { GeneratedEvent } from '../generator.js';
-import { loadThroughCapture } from '../load.js';
+import { loadedServer } from '../loaded-server.js';
 import { memoryOf } from '../memory.js';
 import { Random } from '../random.js';
-import type { Measurement } from '../report.js';
+import { loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
+import type { SuiteOptions } from './suite.js';
 import { timeRuns } from '../timing.js';
 
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
@@ -58,10 +58,15 @@ function rawPage(where: string, offset: number): string[] {
  * The persons suite: persons with ten properties through capture, then list pages at three
  * offsets, a property filter and an email search, through the API and as raw warehouse SQL.
  */
-export async function personsSuite(options: { events: number }): Promise<Measurement[]> {
+export async function personsSuite(options: SuiteOptions): Promise<Measurement[]> {
   const persons = options.events;
-  const server = await TallyServer.start({ LOG_LEVEL: 'error' });
-  const seconds = await loadThroughCapture(server, personEvents(persons), persons, 'creating persons via capture');
+  const { server, seconds, loadPeakMb, reusedFrom } = await loadedServer(
+    'persons',
+    persons,
+    options.dataDir,
+    () => personEvents(persons),
+    'creating persons via capture',
+  );
   const last = Math.max(0, persons - 100);
   const middle = Math.floor(persons / 2);
   const searched = `person${Math.floor(persons / 3)}@example.com`;
@@ -95,7 +100,7 @@ export async function personsSuite(options: { events: number }): Promise<Measure
 
   const raw = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse'));
   const measurements: Measurement[] = [
-    { suite: 'persons', name: `create ${persons} persons through capture`, unit: 'events/s', value: Math.round(persons / seconds) },
+    loadMeasurement('persons', `create ${persons} persons through capture`, persons / seconds, reusedFrom),
   ];
   for (const query of cases) {
     const rawTime = await timeRuns(async () => {
@@ -105,7 +110,7 @@ export async function personsSuite(options: { events: number }): Promise<Measure
     measurements.push({ suite: 'persons', name: query.name, unit: 'ms', value: api.median, p95: api.p95, raw: rawTime.median, ratio: api.median / rawTime.median });
   }
   await raw.close();
-  await server.dispose();
-  measurements.push({ suite: 'persons', name: 'server peak RSS (load + queries)', unit: 'MB', value: Math.round(peak) });
+  await (options.dataDir ? server.stop() : server.dispose());
+  measurements.push(...peakMeasurements('persons', loadPeakMb, peak, reusedFrom));
   return measurements;
 }

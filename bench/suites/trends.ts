@@ -1,10 +1,10 @@
 import { loadConfig } from '../../src/config.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
-import { TallyServer } from '../../test/support/tally.js';
 import { generateEvents } from '../generator.js';
-import { loadThroughCapture } from '../load.js';
+import { loadedServer } from '../loaded-server.js';
 import { memoryOf } from '../memory.js';
-import type { Measurement } from '../report.js';
+import { loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
+import type { SuiteOptions } from './suite.js';
 import { timeRuns } from '../timing.js';
 import path from 'node:path';
 
@@ -68,16 +68,16 @@ const QUERIES: TrendQuery[] = [
  * The trends suite: data through capture (90 days, 100k persons, 20 event names), then each
  * query through the API and as hand-written SQL on the same warehouse, p50 of 10 warm runs.
  */
-export async function trendsSuite(options: { events: number }): Promise<Measurement[]> {
-  const server = await TallyServer.start({ LOG_LEVEL: 'error' });
-  const seconds = await loadThroughCapture(
-    server,
-    generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date() }),
+export async function trendsSuite(options: SuiteOptions): Promise<Measurement[]> {
+  const { server, seconds, loadPeakMb, reusedFrom } = await loadedServer(
+    'trends',
     options.events,
+    options.dataDir,
+    () => generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date() }),
     'loading through capture',
   );
   const measurements: Measurement[] = [
-    { suite: 'trends', name: `load ${options.events} events through capture`, unit: 'events/s', value: Math.round(options.events / seconds) },
+    loadMeasurement('trends', `load ${options.events} events through capture`, options.events / seconds, reusedFrom),
   ];
   const apiTimes = new Map<string, { median: number; p95: number }>();
   for (const query of QUERIES) {
@@ -108,7 +108,7 @@ export async function trendsSuite(options: { events: number }): Promise<Measurem
     });
   }
   await raw.close();
-  await server.dispose();
-  measurements.push({ suite: 'trends', name: 'server peak RSS (load + queries)', unit: 'MB', value: Math.round(peak) });
+  await (options.dataDir ? server.stop() : server.dispose());
+  measurements.push(...peakMeasurements('trends', loadPeakMb, peak, reusedFrom));
   return measurements;
 }

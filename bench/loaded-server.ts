@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { TallyServer } from '../test/support/tally.js';
+import type { GeneratedEvent } from './generator.js';
+import { loadThroughCapture } from './load.js';
+import { memoryOf } from './memory.js';
+
+/** What a kept data directory remembers about the load that filled it. */
+interface LoadRecord {
+  suite: string;
+  events: number;
+  seconds: number;
+  loadPeakMb: number;
+  projectToken: string;
+  personalApiKey: string;
+  loadedAt: string;
+}
+
+export interface LoadedServer {
+  server: TallyServer;
+  /** Seconds the capture load took (when reused: the recorded load's). */
+  seconds: number;
+  /** Peak RSS of the server during the load, measured when it ran. */
+  loadPeakMb: number;
+  /** When the data was loaded, if it was loaded by an earlier run. */
+  reusedFrom: string | null;
+}
+
+const RECORD_FILE = 'bench-load.json';
+
+/**
+ * Starts a server holding the suite's data: loaded now through capture, or — with a kept data
+ * directory that an earlier run of the same suite and size filled — reused, because a 10M-event
+ * load takes most of an hour and the queries can be timed many times over it.
+ */
+export async function loadedServer(
+  suite: string,
+  events: number,
+  dataDir: string | undefined,
+  generate: () => Iterable<GeneratedEvent>,
+  label: string,
+): Promise<LoadedServer> {
+  const recordPath = dataDir ? path.join(dataDir, RECORD_FILE) : null;
+  const record = recordPath && fs.existsSync(recordPath) ? (JSON.parse(fs.readFileSync(recordPath, 'utf8')) as LoadRecord) : null;
+  if (record && (record.suite !== suite || record.events !== events)) {
+    throw new Error(`${dataDir} holds the ${record.suite} suite's ${record.events} events; use another --data-dir`);
+  }
+  const server = new TallyServer(dataDir, { LOG_LEVEL: 'error' });
+  await server.start();
+  if (record) {
+    server.projectToken = record.projectToken;
+    server.personalApiKey = record.personalApiKey;
+    return { server, seconds: record.seconds, loadPeakMb: record.loadPeakMb, reusedFrom: record.loadedAt };
+  }
+  const seconds = await loadThroughCapture(server, generate(), events, label);
+  const loadPeakMb = Math.round(memoryOf(server.pid!).peakMb);
+  if (recordPath) {
+    const kept: LoadRecord = {
+      suite,
+      events,
+      seconds,
+      loadPeakMb,
+      projectToken: server.projectToken,
+      personalApiKey: server.personalApiKey,
+      loadedAt: new Date().toISOString(),
+    };
+    fs.writeFileSync(recordPath, JSON.stringify(kept, null, 2));
+  }
+  return { server, seconds, loadPeakMb, reusedFrom: null };
+}
