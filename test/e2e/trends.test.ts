@@ -190,6 +190,32 @@ describe('trend insight', () => {
     }
   });
 
+  test('plain series asked together answer as each series asked alone', async () => {
+    const series = [
+      { ...PAGEVIEW, math: 'dau' },
+      { ...PAGEVIEW, math: 'unique_group', math_group_type_index: 0 },
+      { ...PAGEVIEW, math: 'median', math_property: 'amount' },
+      { ...PAGEVIEW, math: 'avg', math_property: 'amount', properties: [{ key: '$browser', value: 'Chrome' }] },
+      { id: 'sign up' },
+      { id: 'sign up', math: 'unique_session' },
+      { id: null, properties: [{ key: 'email', value: 'example.com', operator: 'icontains', type: 'person' }] },
+      { ...PAGEVIEW, math: 'avg_count_per_actor' },
+    ];
+    const shape = (item: Record<string, any>) => [item.label, item.data, item.aggregated_value];
+    for (const extra of [{}, { display: 'ActionsTable' }, { properties: [{ key: '$browser', value: 'Safari', operator: 'is_not' }] }]) {
+      const together = await trend({ events: series, ...RANGE, ...extra });
+      const alone = await Promise.all(series.map(async (entity) => (await trend({ events: [entity], ...RANGE, ...extra })).result[0]!));
+      assert.deepEqual(together.result.map(shape), alone.map(shape), JSON.stringify(extra));
+    }
+    const plain = await data({ events: series.slice(3, 7), ...RANGE });
+    assert.deepEqual(plain, [
+      [15, 0, 0, 0, 0],
+      [0, 1, 0, 0, 1],
+      [0, 1, 0, 0, 0],
+      [2, 2, 0, 1, 1],
+    ]);
+  });
+
   test('property filters: event, person (current properties), nested groups, test accounts', async () => {
     const cases: Array<[Record<string, unknown>, number[]]> = [
       [{ properties: [{ key: '$browser', value: 'Chrome' }] }, [2, 0, 0, 0, 0]],

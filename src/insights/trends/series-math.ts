@@ -50,20 +50,35 @@ export function mathConditions(math: SeriesMath): string[] {
   return [];
 }
 
-/** The one-level aggregate of maths that need no inner grouping. */
-export function simpleAggregate(math: SeriesMath, source: EventSource, params: SqlParams): string {
+/**
+ * The one-level aggregate of maths that need no inner grouping; with a condition, it only takes
+ * the rows meeting it (ClickHouse's -If combinator), so several series can share one scan.
+ */
+export function simpleAggregate(math: SeriesMath, source: EventSource, params: SqlParams, condition: string | null = null): string {
   switch (math.kind) {
     case 'dau':
-      return `count(DISTINCT ${source.personId})`;
+      return aggregateCall('uniqExact', [source.personId], condition);
     case 'unique_group':
-      return `count(DISTINCT e.\`$group_${math.groupTypeIndex}\`)`;
+      return aggregateCall('uniqExact', [`e.\`$group_${math.groupTypeIndex}\``], condition);
     case 'unique_session':
-      return `count(DISTINCT e.\`$session_id\`)`;
+      return aggregateCall('uniqExact', ['e.`$session_id`'], condition);
     case 'property':
-      return `${aggregateFunction(math.fn)}(toFloat64OrNull(${rawPropertyValue(source.eventProperties, math.property, params)}))`;
+      return aggregateCall(
+        aggregateFunction(math.fn),
+        [`toFloat64OrNull(${rawPropertyValue(source.eventProperties, math.property, params)})`],
+        condition,
+      );
     default:
-      return 'count()';
+      return aggregateCall('count', [], condition);
   }
+}
+
+/** `fn(args)`, or `fnIf(args, condition)`; a parametric function keeps its parameters: `quantileIf(0.5)(x, c)`. */
+function aggregateCall(fn: string, args: string[], condition: string | null): string {
+  if (condition === null) return `${fn}(${args.join(', ')})`;
+  const parametric = /^(\w+)(\(.*\))$/.exec(fn);
+  const conditional = parametric ? `${parametric[1]}If${parametric[2]}` : `${fn}If`;
+  return `${conditional}(${[...args, condition].join(', ')})`;
 }
 
 /** True when a property math is over whole-session durations (one value per session). */

@@ -27,7 +27,7 @@ export interface SeriesQuery {
   breakdown: BreakdownPlan | null;
 }
 
-interface RawRow {
+export interface RawRow {
   bucket?: string;
   breakdown_value?: string | number;
   value: number | string | null;
@@ -48,10 +48,12 @@ function groupByClause(aliases: string[]): string {
 export async function querySeries(query: SeriesQuery, warehouse: Warehouse): Promise<SeriesRow[]> {
   const { sql, params } = await buildSeriesSql(query);
   const rows = await warehouse.query<RawRow>(sql, params);
-  return rows.map((row) => ({
-    ...row,
-    value: row.value === null || row.value === undefined ? null : Number(row.value),
-  }));
+  return rows.map(toSeriesRow);
+}
+
+/** ClickHouse's JSON gives 64-bit counts as strings and NaN as null: the value as a number or null. */
+export function toSeriesRow(row: RawRow): SeriesRow {
+  return { ...row, value: row.value === null || row.value === undefined ? null : Number(row.value) };
 }
 
 export async function buildSeriesSql(query: SeriesQuery): Promise<{ sql: string; params: Record<string, unknown> }> {

@@ -41,9 +41,29 @@ export class SeriesScope {
   ) {}
 
   static async create(series: SeriesDefinition, from: DateTime, to: DateTime): Promise<SeriesScope> {
+    const range = RangeScope.create(series, from, to);
+    const matching = await seriesConditions(series, range.source, range.params);
+    return new SeriesScope(range.params, range.source, [...range.conditions, ...matching]);
+  }
+
+  /** `FROM … WHERE …`; call after every expression of the query has been built. */
+  fromWhere(extraConditions: string[] = []): string {
+    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
+  }
+}
+
+/** The project and time bounds of a query, with the parameters and event source its series share. */
+export class RangeScope {
+  private constructor(
+    readonly params: SqlParams,
+    readonly source: EventSource,
+    readonly conditions: string[],
+  ) {}
+
+  static create(project: Pick<SeriesDefinition, 'teamId' | 'timezone'>, from: DateTime, to: DateTime): RangeScope {
     const params = new SqlParams();
-    params.named('team_id', series.teamId, 'Int64');
-    params.named('timezone', series.timezone, 'String');
+    params.named('team_id', project.teamId, 'Int64');
+    params.named('timezone', project.timezone, 'String');
     const fromText = toWarehouseTime(from);
     const toText = toWarehouseTime(to);
     const source = new EventSource(params, { from: fromText, to: toText });
@@ -52,25 +72,26 @@ export class SeriesScope {
       `e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`,
       `e.timestamp <= ${params.add(toText, "DateTime64(6, 'UTC')")}`,
     ];
-    const { entity } = series;
-    if (entity.type === 'events' && entity.id !== null) conditions.push(`e.event = ${params.add(String(entity.id), 'String')}`);
-    if (entity.type === 'actions') {
-      const action = await series.resolvers.actions.resolve(Number(entity.id), source, params);
-      if (!action) throw new UnknownAction(Number(entity.id));
-      conditions.push(`(${action.condition})`);
-    }
-    const properties = await compilePropertyFilters(series.properties, {
-      columns: source,
-      params,
-      cohorts: series.resolvers.cohorts,
-    });
-    if (properties !== '1') conditions.push(`(${properties})`);
-    conditions.push(...mathConditions(entity.math));
-    return new SeriesScope(params, source, conditions);
+    return new RangeScope(params, source, conditions);
   }
+}
 
-  /** `FROM … WHERE …`; call after every expression of the query has been built. */
-  fromWhere(extraConditions: string[] = []): string {
-    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
+/** The conditions an event meets to count in a series: its event or action, property filters and math. */
+export async function seriesConditions(series: SeriesDefinition, source: EventSource, params: SqlParams): Promise<string[]> {
+  const conditions: string[] = [];
+  const { entity } = series;
+  if (entity.type === 'events' && entity.id !== null) conditions.push(`e.event = ${params.add(String(entity.id), 'String')}`);
+  if (entity.type === 'actions') {
+    const action = await series.resolvers.actions.resolve(Number(entity.id), source, params);
+    if (!action) throw new UnknownAction(Number(entity.id));
+    conditions.push(`(${action.condition})`);
   }
+  const properties = await compilePropertyFilters(series.properties, {
+    columns: source,
+    params,
+    cohorts: series.resolvers.cohorts,
+  });
+  if (properties !== '1') conditions.push(`(${properties})`);
+  conditions.push(...mathConditions(entity.math));
+  return conditions;
 }

@@ -26,8 +26,9 @@ import { SqlParams } from '../sql-params.js';
 import { planBreakdown, ALL_USERS_COHORT, type BreakdownBuckets } from './breakdown.js';
 import { queryRankedBreakdown, ranksInSeriesQuery } from './ranked-breakdown.js';
 import { formulaItems } from './formula-series.js';
+import { querySeriesTogether, sharesScan, type UnbrokenSeriesQuery } from './shared-scan.js';
 import { querySeries, type SeriesQuery, type SeriesRow } from './series-query.js';
-import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
+import { UnknownAction, type InsightResolvers } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
 import { parseFormula } from './formula.js';
 
@@ -45,7 +46,7 @@ export interface TrendOptions {
 /**
  * Runs the legacy trend insight: one aggregate warehouse query per series and period (property
  * breakdowns of total and dau rank their values in it; other breakdowns first query their
- * values), then shapes PostHog's response items. Compare runs everything again
+ * values; plain series without a breakdown share one scan), then shapes PostHog's response items. Compare runs everything again
  * for the previous period; formulas combine the series of a period.
  */
 export class TrendService {
@@ -143,6 +144,14 @@ export class TrendService {
     return { plan, rows: await querySeries({ ...query, breakdown: plan }, this.warehouse) };
   }
 
+  /** The rows of the series that can share one scan, when there are at least two of them. */
+  private async sharedScanRows(queries: UnbrokenSeriesQuery[]): Promise<Map<UnbrokenSeriesQuery, SeriesRow[]>> {
+    const sharing = queries.filter(sharesScan);
+    if (sharing.length < 2) return new Map();
+    const rows = await querySeriesTogether(sharing, this.warehouse);
+    return new Map(sharing.map((query, index) => [query, rows[index]!]));
+  }
+
   private async runPeriod(
     project: Project,
     filter: InsightFilter,
@@ -164,17 +173,24 @@ export class TrendService {
     };
     const testAccounts = filter.filterTestAccounts ? parseProperties(project.testAccountFilters) : combineAnd();
     const breakdown = effectiveBreakdown(filter);
-    const results: EntityResult[] = [];
-    for (const entity of filter.entities) {
-      const series: SeriesDefinition = {
+    const queries = filter.entities.map((entity) => ({
+      series: {
         teamId: project.id,
         timezone: project.timezone,
         entity,
         properties: combineAnd(filter.properties, testAccounts, entity.properties),
         resolvers: this.resolvers,
-      };
-      const firstSeenOnly = filter.display === CUMULATIVE_DISPLAY;
-      const { plan, rows } = await this.seriesRows({ series, range, timeSeries, firstSeenOnly }, breakdown, filter.offset);
+      },
+      range,
+      timeSeries,
+      firstSeenOnly: filter.display === CUMULATIVE_DISPLAY,
+    }));
+    const sharedRows = breakdown ? new Map<UnbrokenSeriesQuery, SeriesRow[]>() : await this.sharedScanRows(queries);
+    const results: EntityResult[] = [];
+    for (const query of queries) {
+      const { entity } = query.series;
+      const shared = sharedRows.get(query);
+      const { plan, rows } = shared ? { plan: null, rows: shared } : await this.seriesRows(query, breakdown, filter.offset);
       if (breakdown && !plan) {
         results.push({ entity, items: [] });
         continue;
