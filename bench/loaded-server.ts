@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { ChdbWarehouse } from '../src/storage/warehouse/chdb-warehouse.js';
 import { TallyServer } from '../test/support/tally.js';
 import type { GeneratedEvent } from './generator.js';
 import { loadThroughCapture } from './load.js';
@@ -46,14 +48,19 @@ export async function loadedServer(
     throw new Error(`${dataDir} holds the ${record.suite} suite's ${record.events} events; use another --data-dir`);
   }
   const server = new TallyServer(dataDir, { LOG_LEVEL: 'error' });
-  await server.start();
   if (record) {
+    await settle(server.dataDir);
+    await server.start();
     server.projectToken = record.projectToken;
     server.personalApiKey = record.personalApiKey;
     return { server, seconds: record.seconds, loadPeakMb: record.loadPeakMb, reusedFrom: record.loadedAt };
   }
+  await server.start();
   const seconds = await loadThroughCapture(server, generate(), events, label);
   const loadPeakMb = Math.round(memoryOf(server.pid!).peakMb);
+  await server.stop();
+  await settle(server.dataDir);
+  await server.start();
   if (recordPath) {
     const kept: LoadRecord = {
       suite,
@@ -67,4 +74,21 @@ export async function loadedServer(
     fs.writeFileSync(recordPath, JSON.stringify(kept, null, 2));
   }
   return { server, seconds, loadPeakMb, reusedFrom: null };
+}
+
+/**
+ * Lets ClickHouse finish the background merges a load leaves behind, with the server stopped, so
+ * the API and the raw SQL are timed on the same parts (the raw side runs after the API and would
+ * otherwise meet fewer, larger parts and no merges competing for the two cores).
+ */
+async function settle(dataDir: string, timeoutMs = 15 * 60_000): Promise<void> {
+  const warehouse = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: dataDir }).dataDir, 'warehouse'));
+  const deadline = Date.now() + timeoutMs;
+  let quietPolls = 0;
+  while (quietPolls < 3 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const [row] = await warehouse.query<{ merges: string }>('SELECT count() AS merges FROM system.merges');
+    quietPolls = Number(row?.merges ?? 0) === 0 ? quietPolls + 1 : 0;
+  }
+  await warehouse.close();
 }
