@@ -4,6 +4,7 @@ import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryD
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
 import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownBuckets } from './breakdown.js';
 import { entityToJson, filterToJson, type JsonObject } from './filter-echo.js';
+import { PersonsUrls, pythonIsoformat } from './persons-urls.js';
 import type { SeriesRow } from './series-query.js';
 
 /** Builds the legacy series items of trends.md §8 from aggregated rows. */
@@ -28,13 +29,6 @@ export interface ShapeContext {
 
 export type SeriesItem = JsonObject & { label: string; count: number; data: number[]; labels: string[]; days: string[] };
 
-/** DRF's datetime rendering: ISO 8601 with microseconds when present and `Z` for UTC. */
-export function pythonIsoformat(at: DateTime): string {
-  const fraction = at.millisecond === 0 ? '' : at.millisecond === 999 ? '.999999' : `.${at.toFormat('SSS')}000`;
-  const offset = at.offset === 0 ? 'Z' : at.toFormat('ZZ');
-  return `${at.toFormat("yyyy-MM-dd'T'HH:mm:ss")}${fraction}${offset}`;
-}
-
 /** The end of a bucket as PostHog's persons URLs give it. */
 function bucketEnd(bucket: DateTime, interval: Interval): DateTime {
   switch (interval) {
@@ -47,19 +41,6 @@ function bucketEnd(bucket: DateTime, interval: Interval): DateTime {
     case 'day':
       return bucket.endOf('day');
   }
-}
-
-function encodeParams(params: JsonObject): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === null || value === undefined) continue;
-    search.set(key, typeof value === 'object' ? JSON.stringify(value) : String(value));
-  }
-  return search.toString();
-}
-
-function personsUrl(projectId: number, filterJson: JsonObject, extra: JsonObject, cacheKey: string): string {
-  return `api/projects/${projectId}/persons/trends/?${encodeParams({ ...filterJson, ...extra })}&cache_invalidation_key=${cacheKey}`;
 }
 
 function displayLabel(value: string | number, plan: BreakdownBuckets, context: ShapeContext): string {
@@ -129,7 +110,11 @@ export function timeSeriesItems(
   const days = range.buckets.map((bucket) => formatDay(bucket, range.interval));
   const cumulative = filter.display === CUMULATIVE_DISPLAY;
   const accumulate = cumulative && context.accumulate;
-  const cacheKey = randomBase62(8);
+  const urls = new PersonsUrls(context.projectId, filterJson, randomBase62(8));
+  const bucketDates = range.buckets.map((bucket) => ({
+    date_from: pythonIsoformat(cumulative && context.filterDateFrom ? context.filterDateFrom : bucket),
+    date_to: pythonIsoformat(bucketEnd(bucket, range.interval)),
+  }));
 
   const build = (data: number[], breakdownValue: string | number | null): SeriesItem => {
     const label =
@@ -146,19 +131,13 @@ export function timeSeriesItems(
       days,
     };
     if (breakdownValue !== null && plan) item.breakdown_value = breakdownValueOf(breakdownValue, plan);
-    item.persons_urls = range.buckets.map((bucket) => {
-      const extra: JsonObject = {
-        entity_id: entity.id,
-        entity_type: entity.type,
-        entity_math: entity.mathName,
-        date_from: pythonIsoformat(cumulative && context.filterDateFrom ? context.filterDateFrom : bucket),
-        date_to: pythonIsoformat(bucketEnd(bucket, range.interval)),
-      };
+    item.persons_urls = bucketDates.map((dates) => {
+      const extra: JsonObject = { entity_id: entity.id, entity_type: entity.type, entity_math: entity.mathName, ...dates };
       if (breakdownValue !== null && plan) {
         extra.breakdown_value = item.breakdown_value;
         extra.breakdown_type = filter.breakdown?.rawType ?? 'event';
       } else extra.entity_order = entity.order;
-      return { filter: extra, url: personsUrl(context.projectId, filterJson, extra, cacheKey) };
+      return { filter: extra, url: urls.url(extra) };
     });
     item.filter = filterJson;
     return item;
@@ -190,7 +169,7 @@ export function aggregateItems(
 ): SeriesItem[] {
   const { filter } = context;
   const filterJson = filterToJson(filter, context.dates);
-  const cacheKey = randomBase62(8);
+  const urls = new PersonsUrls(context.projectId, filterJson, randomBase62(8));
   const build = (value: number | null, breakdownValue: string | number | null): SeriesItem => {
     const extra: JsonObject = { entity_id: entity.id, entity_type: entity.type, entity_math: entity.mathName };
     const item: SeriesItem = {
@@ -211,7 +190,7 @@ export function aggregateItems(
       extra.breakdown_type = filter.breakdown?.rawType ?? 'event';
     } else extra.entity_order = entity.order;
     item.filter = filterJson;
-    item.persons = { filter: extra, url: personsUrl(context.projectId, filterJson, extra, cacheKey) };
+    item.persons = { filter: extra, url: urls.url(extra) };
     return item;
   };
   if (!plan) return [build(rows[0]?.value ?? 0, null)];
