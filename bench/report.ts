@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Timing } from './timing.js';
 
 export interface Measurement {
   suite: string;
@@ -25,6 +26,12 @@ export function printTable(measurements: readonly Measurement[]): string {
   const lines = [header, ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   lines.splice(1, 0, `|${header.map(() => '---').join('|')}|`);
   return lines.join('\n');
+}
+
+/** A latency through the API against the raw engine's for the same work: medians, the API's p95 and their ratio. */
+export function comparison(suite: string, name: string, timing: { api: Timing; raw: Timing }): Measurement {
+  const { api, raw } = timing;
+  return { suite, name, unit: 'ms', value: api.median, p95: api.p95, raw: raw.median, ratio: api.median / raw.median };
 }
 
 /** The capture rate of a suite's load, marked with when it ran if the data was kept from an earlier run. */

@@ -1,13 +1,9 @@
-import path from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import type { GeneratedEvent } from '../generator.js';
 import { loadedServer } from '../loaded-server.js';
-import { memoryOf } from '../memory.js';
 import { Random } from '../random.js';
-import { loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
+import { comparison, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import type { SuiteOptions } from './suite.js';
-import { timeRuns } from '../timing.js';
+import { timeApiAgainstRaw } from '../timing.js';
 
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA'];
@@ -85,32 +81,24 @@ export async function personsSuite(options: SuiteOptions): Promise<Measurement[]
       raw: rawPage(`positionCaseInsensitive(JSONExtractString(props, 'email'), '${searched}') > 0`, 0),
     },
   ];
-  const apiTimes = new Map<string, { median: number; p95: number }>();
-  for (const query of cases) {
-    apiTimes.set(
-      query.name,
-      await timeRuns(async () => {
-        const response = await server.get(query.url);
+  const { timings, peakMb } = await timeApiAgainstRaw(
+    server,
+    cases.map((query) => ({
+      name: query.name,
+      api: async (running) => {
+        const response = await running.get(query.url);
         if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
-      }),
-    );
-  }
-  const peak = memoryOf(server.pid!).peakMb;
-  await server.stop();
-
-  const raw = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse'));
+      },
+      raw: async (warehouse) => {
+        for (const sql of query.raw) await warehouse.query(sql);
+      },
+    })),
+  );
   const measurements: Measurement[] = [
     loadMeasurement('persons', `create ${persons} persons through capture`, persons / seconds, reusedFrom),
+    ...cases.map((query) => comparison('persons', query.name, timings.get(query.name)!)),
   ];
-  for (const query of cases) {
-    const rawTime = await timeRuns(async () => {
-      for (const sql of query.raw) await raw.query(sql);
-    });
-    const api = apiTimes.get(query.name)!;
-    measurements.push({ suite: 'persons', name: query.name, unit: 'ms', value: api.median, p95: api.p95, raw: rawTime.median, ratio: api.median / rawTime.median });
-  }
-  await raw.close();
   await (options.dataDir ? server.stop() : server.dispose());
-  measurements.push(...peakMeasurements('persons', loadPeakMb, peak, reusedFrom));
+  measurements.push(...peakMeasurements('persons', loadPeakMb, peakMb, reusedFrom));
   return measurements;
 }

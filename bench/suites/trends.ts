@@ -1,12 +1,8 @@
-import { loadConfig } from '../../src/config.js';
-import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { generateEvents } from '../generator.js';
 import { loadedServer } from '../loaded-server.js';
-import { memoryOf } from '../memory.js';
-import { loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
+import { comparison, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import type { SuiteOptions } from './suite.js';
-import { timeRuns } from '../timing.js';
-import path from 'node:path';
+import { timeApiAgainstRaw } from '../timing.js';
 
 interface TrendQuery {
   name: string;
@@ -79,36 +75,19 @@ export async function trendsSuite(options: SuiteOptions): Promise<Measurement[]>
   const measurements: Measurement[] = [
     loadMeasurement('trends', `load ${options.events} events through capture`, options.events / seconds, reusedFrom),
   ];
-  const apiTimes = new Map<string, { median: number; p95: number }>();
-  for (const query of QUERIES) {
-    apiTimes.set(
-      query.name,
-      await timeRuns(async () => {
-        const response = await server.post('/api/projects/1/insights/trend/', query.body);
-        if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
-      }),
-    );
-  }
-  const peak = memoryOf(server.pid!).peakMb;
-  await server.stop();
-
-  // The raw side opens the same warehouse directly, once the server has let go of it.
-  const raw = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse'));
-  for (const query of QUERIES) {
-    const rawTime = await timeRuns(() => raw.query(query.raw));
-    const api = apiTimes.get(query.name)!;
-    measurements.push({
-      suite: 'trends',
+  const { timings, peakMb } = await timeApiAgainstRaw(
+    server,
+    QUERIES.map((query) => ({
       name: query.name,
-      unit: 'ms',
-      value: api.median,
-      p95: api.p95,
-      raw: rawTime.median,
-      ratio: api.median / rawTime.median,
-    });
-  }
-  await raw.close();
+      api: async (running) => {
+        const response = await running.post('/api/projects/1/insights/trend/', query.body);
+        if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
+      },
+      raw: (warehouse) => warehouse.query(query.raw),
+    })),
+  );
+  for (const query of QUERIES) measurements.push(comparison('trends', query.name, timings.get(query.name)!));
   await (options.dataDir ? server.stop() : server.dispose());
-  measurements.push(...peakMeasurements('trends', loadPeakMb, peak, reusedFrom));
+  measurements.push(...peakMeasurements('trends', loadPeakMb, peakMb, reusedFrom));
   return measurements;
 }
