@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Session } from 'chdb';
+import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** ClickHouse in-process through chDB, persisted under the data directory. */
@@ -9,7 +10,8 @@ export class ChdbWarehouse implements Warehouse {
 
   constructor(directory: string) {
     fs.mkdirSync(directory, { recursive: true });
-    this.session = new Session(directory);
+    const connectionArgs = Object.entries(WAREHOUSE_QUERY_SETTINGS).map(([name, value]) => `--${name}=${value}`);
+    this.session = new Session(directory, { connectionArgs });
   }
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {

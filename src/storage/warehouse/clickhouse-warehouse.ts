@@ -1,11 +1,14 @@
 import { Readable } from 'node:stream';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** A ClickHouse server over HTTP (CLICKHOUSE_URL). */
 export class ClickhouseWarehouse implements Warehouse {
   readonly kind = 'clickhouse' as const;
   private readonly client: ClickHouseClient;
+  /** The query settings this server knows (older servers have no join reordering to turn off). */
+  private querySettings: Promise<ClickHouseSettings> | null = null;
 
   constructor(url: string, database: string) {
     this.client = createClient({
@@ -20,8 +23,25 @@ export class ClickhouseWarehouse implements Warehouse {
   }
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
-    const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+    const clickhouse_settings = await this.knownQuerySettings();
+    const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings });
     return result.json<T>();
+  }
+
+  private knownQuerySettings(): Promise<ClickHouseSettings> {
+    this.querySettings ??= this.client
+      .query({
+        query: 'SELECT name FROM system.settings WHERE name IN {names:Array(String)}',
+        query_params: { names: Object.keys(WAREHOUSE_QUERY_SETTINGS) },
+        format: 'JSONEachRow',
+      })
+      .then((result) => result.json<{ name: string }>())
+      .then((rows) => Object.fromEntries(rows.map(({ name }) => [name, WAREHOUSE_QUERY_SETTINGS[name]])) as ClickHouseSettings)
+      .catch((error: unknown) => {
+        this.querySettings = null;
+        throw error;
+      });
+    return this.querySettings;
   }
 
   async command(sql: string, params: QueryParams = {}): Promise<void> {
