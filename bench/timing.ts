@@ -9,9 +9,14 @@ export interface Timing {
   p95: number;
 }
 
-/** Runs `work` `runs` times after three warm-ups (caches, JIT) and returns each run's milliseconds. */
+/**
+ * Runs `work` `runs` times once warm and returns each run's milliseconds. Warm means at least five
+ * runs and two seconds of them (at most twenty): a fresh server's JIT and ClickHouse's caches
+ * need more than a couple of quick queries to reach their steady state.
+ */
 async function sampleRuns(work: () => Promise<unknown>, runs = 10): Promise<number[]> {
-  for (let warmUp = 0; warmUp < 3; warmUp++) await work();
+  const warmingStarted = performance.now();
+  for (let warmUp = 0; warmUp < 20 && (warmUp < 5 || performance.now() - warmingStarted < 2000); warmUp++) await work();
   const samples: number[] = [];
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
@@ -40,28 +45,39 @@ export interface ApiRawTiming {
 }
 
 /**
- * Times every case through the running server, then (the server stopped, as chDB lets one process
- * hold a data directory) as raw SQL on the same warehouse, over several rounds, each side's
- * figures taken from all its rounds' runs: one process's luck with caches or the scheduler does not
- * decide a ratio. Leaves the server stopped; returns the timings and the server's peak RSS.
+ * Times every case through the server and, the server stopped (chDB lets one process hold a data
+ * directory), as raw SQL on the same warehouse, in rounds that alternate which side goes first;
+ * each side's figures come from all its rounds' runs, so neither one process's luck with caches
+ * and the scheduler nor the machine drifting over minutes decides a ratio. Expects the server
+ * running and leaves it stopped; returns the timings and the server's peak RSS.
  */
 export async function timeApiAgainstRaw(
   server: TallyServer,
   cases: readonly ApiRawCase[],
-  rounds = 3,
+  rounds = 4,
 ): Promise<{ timings: Map<string, ApiRawTiming>; peakMb: number }> {
   const api = new Map(cases.map((entry) => [entry.name, [] as number[]]));
   const raw = new Map(cases.map((entry) => [entry.name, [] as number[]]));
   let peakMb = 0;
+  let serverRunning = true;
   const warehouseDir = path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse');
-  for (let round = 0; round < rounds; round++) {
-    if (round > 0) await server.start();
+  const timeApi = async () => {
+    if (!serverRunning) await server.start();
     for (const entry of cases) api.get(entry.name)!.push(...(await sampleRuns(() => entry.api(server))));
     peakMb = Math.max(peakMb, memoryOf(server.pid!).peakMb);
     await server.stop();
+    serverRunning = false;
+  };
+  const timeRaw = async () => {
+    if (serverRunning) await server.stop();
+    serverRunning = false;
     const warehouse = new ChdbWarehouse(warehouseDir);
     for (const entry of cases) raw.get(entry.name)!.push(...(await sampleRuns(() => entry.raw(warehouse))));
     await warehouse.close();
+  };
+  for (let round = 0; round < rounds; round++) {
+    const sides = round % 2 === 0 ? [timeApi, timeRaw] : [timeRaw, timeApi];
+    for (const side of sides) await side();
   }
   const timings = new Map(
     cases.map((entry) => [entry.name, { api: summarize(api.get(entry.name)!), raw: summarize(raw.get(entry.name)!) }]),
