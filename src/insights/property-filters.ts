@@ -31,14 +31,21 @@ export interface PropertyCompilerContext {
   cohorts: CohortSqlResolver;
 }
 
-/** PostHog's raw-value read: JSONExtractRaw with surrounding quotes stripped; missing → '', null → 'null'. */
+/**
+ * PostHog's raw-value read, JSONExtractRaw with the surrounding quotes stripped (missing → '',
+ * null → 'null'). PostHog strips them with the regex `^"|"$`; a raw JSON value starts with a
+ * quote exactly when it is a string, which then also ends with one, so dropping the first and
+ * last characters of strings gives the same text without running a regex on every row
+ * (ClickHouse computes the repeated JSONExtractRaw once).
+ */
 export function rawPropertyValue(json: string, key: string, params: SqlParams): string {
-  return `replaceRegexpAll(JSONExtractRaw(${json}, ${params.add(key, 'String')}), '^"|"$', '')`;
+  const raw = `JSONExtractRaw(${json}, ${params.add(key, 'String')})`;
+  return `if(startsWith(${raw}, '"'), substring(${raw}, 2, length(${raw}) - 2), ${raw})`;
 }
 
 /** A property as a number: spaces removed, then toFloat64OrNull (non-numeric → NULL). */
 export function numericPropertyValue(json: string, key: string, params: SqlParams): string {
-  return `toFloat64OrNull(replaceRegexpAll(${rawPropertyValue(json, key, params)}, ' ', ''))`;
+  return `toFloat64OrNull(replaceAll(${rawPropertyValue(json, key, params)}, ' ', ''))`;
 }
 
 function boxValues(value: unknown): string[] {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
 import { parseProperties } from '../../src/insights/filter-model.js';
-import { compilePropertyFilters, type PropertyColumns } from '../../src/insights/property-filters.js';
+import { compilePropertyFilters, rawPropertyValue, type PropertyColumns } from '../../src/insights/property-filters.js';
 import { noCohorts } from '../../src/insights/resolvers.js';
 import { SqlParams } from '../../src/insights/sql-params.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
@@ -212,5 +212,27 @@ describe('other property types', () => {
     await assert.rejects(compile([{ key: 'id', value: 7, type: 'cohort' }]), (error: unknown) => {
       return error instanceof ValidationError && error.attr === 'properties' && error.detail === 'Cohort 7 does not exist.';
     });
+  });
+});
+
+describe('raw property values', () => {
+  test("read as PostHog's regex strip of JSONExtractRaw reads them, for every kind of JSON value", async () => {
+    const values: unknown[] = ['plain', '', '"', '"quoted"', 'a"b', 'ends with "', '\\"', 'é ✓', 5, -1.5e-7, 0, true, false, null, [1, 'a'], { k: '"v"' }, ['"']];
+    const rows = values.map((value, index) => ({ id: index, properties: JSON.stringify({ v: value }) }));
+    rows.push({ id: values.length, properties: JSON.stringify({}) });
+    await warehouse.command('CREATE TABLE raw_values (id UInt32, properties String) ENGINE = Memory');
+    await warehouse.insert('raw_values', rows);
+    const params = new SqlParams();
+    const ours = rawPropertyValue('properties', 'v', params);
+    const read = await warehouse.query<{ ours: string; posthog: string }>(
+      `SELECT ${ours} AS ours, replaceRegexpAll(JSONExtractRaw(properties, 'v'), '^"|"$', '') AS posthog FROM raw_values ORDER BY id`,
+      params.all,
+    );
+    assert.equal(read.length, values.length + 1);
+    for (const row of read) assert.equal(row.ours, row.posthog);
+    assert.deepEqual(
+      read.slice(0, 4).map((row) => row.ours),
+      ['plain', '', '\\"', '\\"quoted\\"'],
+    );
   });
 });
