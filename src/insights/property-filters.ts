@@ -35,12 +35,12 @@ export interface PropertyCompilerContext {
  * PostHog's raw-value read, JSONExtractRaw with the surrounding quotes stripped (missing → '',
  * null → 'null'). PostHog strips them with the regex `^"|"$`; a raw JSON value starts with a
  * quote exactly when it is a string, which then also ends with one, so dropping the first and
- * last characters of strings gives the same text without running a regex on every row
- * (ClickHouse computes the repeated JSONExtractRaw once).
+ * last characters of strings gives the same text without a regex on every row. The lambda binds
+ * the extracted value once: ClickHouse does not share a repeated JSONExtractRaw between the
+ * lazily evaluated branches of an `if` in a WHERE.
  */
 export function rawPropertyValue(json: string, key: string, params: SqlParams): string {
-  const raw = `JSONExtractRaw(${json}, ${params.add(key, 'String')})`;
-  return `if(startsWith(${raw}, '"'), substring(${raw}, 2, length(${raw}) - 2), ${raw})`;
+  return `arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), substring(raw_json_value, 2, length(raw_json_value) - 2), raw_json_value), [JSONExtractRaw(${json}, ${params.add(key, 'String')})])[1]`;
 }
 
 /** A property as a number: spaces removed, then toFloat64OrNull (non-numeric → NULL). */
