@@ -2,7 +2,7 @@ import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { toWarehouseTime } from '../date-range.js';
 import type { Breakdown, SeriesMath } from '../filter-model.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, rawBreakdownExpression, type BreakdownBuckets } from './breakdown.js';
-import type { SeriesQuery, SeriesRow } from './series-query.js';
+import type { SeriesQuery, SeriesQueryWithoutBreakdown, SeriesRow } from './series-query.js';
 import { SeriesScope } from './series-scope.js';
 import { bucketExpression } from './series-math.js';
 
@@ -35,7 +35,7 @@ interface RankedRow {
 }
 
 export async function queryRankedBreakdown(
-  query: Omit<SeriesQuery, 'breakdown'>,
+  query: SeriesQueryWithoutBreakdown,
   breakdown: Breakdown,
   offset: number,
   warehouse: Warehouse,

@@ -81,6 +81,18 @@ function aggregateCall(fn: string, args: string[], condition: string | null): st
   return `${conditional}(${[...args, condition].join(', ')})`;
 }
 
+/**
+ * True when a math aggregates in two levels: one value per session (its duration) or per actor
+ * (its event count), then the math over those values.
+ */
+export function aggregatesInTwoLevels(math: SeriesMath): math is TwoLevelMath {
+  return math.kind === 'count_per_actor' || isSessionDurationMath(math);
+}
+
+type TwoLevelMath =
+  | Extract<SeriesMath, { kind: 'count_per_actor' }>
+  | (Extract<SeriesMath, { kind: 'property' }> & { property: '$session_duration' });
+
 /** True when a property math is over whole-session durations (one value per session). */
 export function isSessionDurationMath(math: SeriesMath): boolean {
   return math.kind === 'property' && math.property === '$session_duration';

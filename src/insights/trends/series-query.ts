@@ -5,8 +5,8 @@ import { SeriesScope, type SeriesDefinition } from './series-scope.js';
 import {
   actorExpression,
   aggregateFunction,
+  aggregatesInTwoLevels,
   bucketExpression,
-  isSessionDurationMath,
   simpleAggregate,
 } from './series-math.js';
 
@@ -25,6 +25,15 @@ export interface SeriesQuery {
   /** Cumulative display of unique persons/groups: each actor counts once, where first seen. */
   firstSeenOnly: boolean;
   breakdown: BreakdownPlan | null;
+}
+
+/** A series query before its breakdown, if any, is planned. */
+export type SeriesQueryWithoutBreakdown = Omit<SeriesQuery, 'breakdown'>;
+
+/** Cumulative unique persons or groups: each actor counts once, in the bucket where it was first seen. */
+export function countsFirstSeen(query: SeriesQueryWithoutBreakdown): boolean {
+  const { kind } = query.series.entity.math;
+  return query.firstSeenOnly && query.timeSeries && (kind === 'dau' || kind === 'unique_group');
 }
 
 export interface RawRow {
@@ -71,8 +80,8 @@ export async function buildSeriesSql(query: SeriesQuery): Promise<{ sql: string;
   const breakdownKey = breakdown ? `${await breakdown.expression(scope)} AS breakdown_value` : null;
   const extra = breakdown ? breakdown.conditions(scope) : [];
 
-  if (query.firstSeenOnly && timeSeries && (math.kind === 'dau' || math.kind === 'unique_group')) {
-    const actor = math.kind === 'dau' ? scope.source.personId : `e.\`$group_${math.groupTypeIndex}\``;
+  if (countsFirstSeen(query)) {
+    const actor = math.kind === 'unique_group' ? `e.\`$group_${math.groupTypeIndex}\`` : scope.source.personId;
     const inner = [`${actor} AS actor`, ...(breakdownKey ? [breakdownKey] : []), 'min(e.timestamp) AS first_seen'];
     const outerAliases = ['bucket', ...(breakdown ? ['breakdown_value'] : [])];
     const sql = `SELECT ${bucketExpression(interval, 'first_seen', weekStartDay)} AS bucket${breakdown ? ', breakdown_value' : ''}, count() AS value
@@ -90,8 +99,7 @@ ${groupByClause(outerAliases)}`;
     aliases.push('breakdown_value');
   }
 
-  if ((math.kind === 'property' && isSessionDurationMath(math)) || math.kind === 'count_per_actor') {
-    // Two levels: one value per session (its duration) or per actor (its event count), then the math over them.
+  if (aggregatesInTwoLevels(math)) {
     const perSession = math.kind === 'property';
     const unit = math.kind === 'property' ? 'e.`$session_id`' : actorExpression(math.groupTypeIndex, scope.source);
     const innerValue = perSession ? `any(${scope.source.sessionDuration}) AS inner_value` : 'count() AS inner_value';

@@ -29,38 +29,15 @@ export class UnknownAction extends Error {
   }
 }
 
-/**
- * The parameters, event source and WHERE conditions of one query over a series' events between
- * two bounds (team and timestamp first, so ClickHouse prunes by the table's sort key).
- */
-export class SeriesScope {
-  private constructor(
-    readonly params: SqlParams,
-    readonly source: EventSource,
-    readonly conditions: string[],
-  ) {}
-
-  static async create(series: SeriesDefinition, from: DateTime, to: DateTime): Promise<SeriesScope> {
-    const range = RangeScope.create(series, from, to);
-    const matching = await seriesConditions(series, range.source, range.params);
-    return new SeriesScope(range.params, range.source, [...range.conditions, ...matching]);
-  }
-
-  /** `FROM … WHERE …`; call after every expression of the query has been built. */
-  fromWhere(extraConditions: string[] = []): string {
-    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
-  }
-}
-
 /** The project and time bounds of a query, with the parameters and event source its series share. */
 export class RangeScope {
-  private constructor(
+  protected constructor(
     readonly params: SqlParams,
     readonly source: EventSource,
     readonly conditions: string[],
   ) {}
 
-  static create(project: Pick<SeriesDefinition, 'teamId' | 'timezone'>, from: DateTime, to: DateTime): RangeScope {
+  static forRange(project: Pick<SeriesDefinition, 'teamId' | 'timezone'>, from: DateTime, to: DateTime): RangeScope {
     const params = new SqlParams();
     params.named('team_id', project.teamId, 'Int64');
     params.named('timezone', project.timezone, 'String');
@@ -73,6 +50,23 @@ export class RangeScope {
       `e.timestamp <= ${params.add(toText, "DateTime64(6, 'UTC')")}`,
     ];
     return new RangeScope(params, source, conditions);
+  }
+
+  /** `FROM … WHERE …`; call after every expression of the query has been built. */
+  fromWhere(extraConditions: string[] = []): string {
+    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
+  }
+}
+
+/**
+ * The parameters, event source and WHERE conditions of one query over a series' events between
+ * two bounds (team and timestamp first, so ClickHouse prunes by the table's sort key).
+ */
+export class SeriesScope extends RangeScope {
+  static async create(series: SeriesDefinition, from: DateTime, to: DateTime): Promise<SeriesScope> {
+    const range = RangeScope.forRange(series, from, to);
+    const matching = await seriesConditions(series, range.source, range.params);
+    return new SeriesScope(range.params, range.source, [...range.conditions, ...matching]);
   }
 }
 

@@ -26,8 +26,8 @@ import { SqlParams } from '../sql-params.js';
 import { planBreakdown, ALL_USERS_COHORT, type BreakdownBuckets } from './breakdown.js';
 import { queryRankedBreakdown, ranksInSeriesQuery } from './ranked-breakdown.js';
 import { formulaItems } from './formula-series.js';
-import { querySeriesTogether, sharesScan, type UnbrokenSeriesQuery } from './shared-scan.js';
-import { querySeries, type SeriesQuery, type SeriesRow } from './series-query.js';
+import { querySeriesTogether, sharesScan } from './shared-scan.js';
+import { querySeries, type SeriesQueryWithoutBreakdown, type SeriesRow } from './series-query.js';
 import { UnknownAction, type InsightResolvers } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
 import { parseFormula } from './formula.js';
@@ -46,8 +46,9 @@ export interface TrendOptions {
 /**
  * Runs the legacy trend insight: one aggregate warehouse query per series and period (property
  * breakdowns of total and dau rank their values in it; other breakdowns first query their
- * values; plain series without a breakdown share one scan), then shapes PostHog's response items. Compare runs everything again
- * for the previous period; formulas combine the series of a period.
+ * values; plain series without a breakdown share one scan), then shapes PostHog's response
+ * items. Compare runs everything again for the previous period; formulas combine the series of
+ * a period.
  */
 export class TrendService {
   constructor(
@@ -133,7 +134,7 @@ export class TrendService {
 
   /** The aggregated rows of one series and its breakdown buckets (null when a breakdown finds no value). */
   private async seriesRows(
-    query: Omit<SeriesQuery, 'breakdown'>,
+    query: SeriesQueryWithoutBreakdown,
     breakdown: Breakdown | null,
     offset: number,
   ): Promise<{ plan: BreakdownBuckets | null; rows: SeriesRow[] }> {
@@ -145,7 +146,7 @@ export class TrendService {
   }
 
   /** The rows of the series that can share one scan, when there are at least two of them. */
-  private async sharedScanRows(queries: UnbrokenSeriesQuery[]): Promise<Map<UnbrokenSeriesQuery, SeriesRow[]>> {
+  private async sharedScanRows(queries: SeriesQueryWithoutBreakdown[]): Promise<Map<SeriesQueryWithoutBreakdown, SeriesRow[]>> {
     const sharing = queries.filter(sharesScan);
     if (sharing.length < 2) return new Map();
     const rows = await querySeriesTogether(sharing, this.warehouse);
@@ -185,7 +186,7 @@ export class TrendService {
       timeSeries,
       firstSeenOnly: filter.display === CUMULATIVE_DISPLAY,
     }));
-    const sharedRows = breakdown ? new Map<UnbrokenSeriesQuery, SeriesRow[]>() : await this.sharedScanRows(queries);
+    const sharedRows = breakdown ? new Map<SeriesQueryWithoutBreakdown, SeriesRow[]>() : await this.sharedScanRows(queries);
     const results: EntityResult[] = [];
     for (const query of queries) {
       const { entity } = query.series;
