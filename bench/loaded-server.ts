@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { ChdbWarehouse } from '../src/storage/warehouse/chdb-warehouse.js';
+import { WAREHOUSE_DIRECTORY } from '../src/storage/warehouse/open.js';
 import { TallyServer } from '../test/support/tally.js';
 import type { GeneratedEvent } from './generator.js';
 import { loadThroughCapture } from './load.js';
@@ -76,13 +77,18 @@ export async function loadedServer(
   return { server, seconds, loadPeakMb, reusedFrom: null };
 }
 
+/** The warehouse of a stopped server's data directory, opened directly as the raw side of a comparison. */
+export function openRawWarehouse(dataDir: string): ChdbWarehouse {
+  return new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: dataDir }).dataDir, WAREHOUSE_DIRECTORY));
+}
+
 /**
  * Lets ClickHouse finish the background merges a load leaves behind, with the server stopped, so
- * the API and the raw SQL are timed on the same parts (the raw side runs after the API and would
- * otherwise meet fewer, larger parts and no merges competing for the two cores).
+ * every round of the API and the raw SQL is timed on the same parts, with no merges competing
+ * for the two cores.
  */
 async function settle(dataDir: string, timeoutMs = 15 * 60_000): Promise<void> {
-  const warehouse = new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: dataDir }).dataDir, 'warehouse'));
+  const warehouse = openRawWarehouse(dataDir);
   const deadline = Date.now() + timeoutMs;
   let quietPolls = 0;
   while (quietPolls < 3 && Date.now() < deadline) {

@@ -1,7 +1,6 @@
-import path from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { ChdbWarehouse } from '../src/storage/warehouse/chdb-warehouse.js';
+import type { ChdbWarehouse } from '../src/storage/warehouse/chdb-warehouse.js';
 import type { TallyServer } from '../test/support/tally.js';
+import { openRawWarehouse } from './loaded-server.js';
 import { memoryOf } from './memory.js';
 
 export interface Timing {
@@ -60,7 +59,6 @@ export async function timeApiAgainstRaw(
   const raw = new Map(cases.map((entry) => [entry.name, [] as number[]]));
   let peakMb = 0;
   let serverRunning = true;
-  const warehouseDir = path.join(loadConfig({ TALLY_DATA_DIR: server.dataDir }).dataDir, 'warehouse');
   const timeApi = async () => {
     if (!serverRunning) await server.start();
     for (const entry of cases) api.get(entry.name)!.push(...(await sampleRuns(() => entry.api(server))));
@@ -71,7 +69,7 @@ export async function timeApiAgainstRaw(
   const timeRaw = async () => {
     if (serverRunning) await server.stop();
     serverRunning = false;
-    const warehouse = new ChdbWarehouse(warehouseDir);
+    const warehouse = openRawWarehouse(server.dataDir);
     for (const entry of cases) raw.get(entry.name)!.push(...(await sampleRuns(() => entry.raw(warehouse))));
     await warehouse.close();
   };

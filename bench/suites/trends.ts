@@ -62,7 +62,7 @@ const QUERIES: TrendQuery[] = [
 
 /**
  * The trends suite: data through capture (90 days, 100k persons, 20 event names), then each
- * query through the API and as hand-written SQL on the same warehouse, p50 of 10 warm runs.
+ * query through the API and as hand-written SQL on the same warehouse (see timeApiAgainstRaw).
  */
 export async function trendsSuite(options: SuiteOptions): Promise<Measurement[]> {
   const { server, seconds, loadPeakMb, reusedFrom } = await loadedServer(
