@@ -12,13 +12,13 @@ describe('personal API key authentication', () => {
 
   before(async () => {
     server = new TallyServer();
-    const second = JSON.parse(server.cli(['projects', 'create', '--name', 'Second']).lastLine);
+    const second = server.createProject('Second');
     secondProjectId = second.id;
-    readOnly = server.cli(['keys', 'create', '--scopes', 'project:read']).lastLine;
-    writeOnly = server.cli(['keys', 'create', '--scopes', 'project:write']).lastLine;
-    personOnly = server.cli(['keys', 'create', '--scopes', 'person:read']).lastLine;
-    scopedToSecond = server.cli(['keys', 'create', '--scopes', '*', '--projects', String(secondProjectId)]).lastLine;
-    const allScopes = server.cli(['keys', 'create', '--scopes', '*']).lastLine;
+    readOnly = server.createKey('project:read');
+    writeOnly = server.createKey('project:write');
+    personOnly = server.createKey('person:read');
+    scopedToSecond = server.createKey('*', [secondProjectId]);
+    const allScopes = server.createKey('*');
     await server.start();
     server.personalApiKey = allScopes;
   });

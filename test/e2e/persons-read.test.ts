@@ -14,7 +14,7 @@ describe('persons API: retrieve, values, cohorts, properties timeline', () => {
   before(async () => {
     ({ server, keys } = await startWithKeys({ personRead: 'person:read', both: 'person:read,cohort:read' }));
     await server.stop();
-    const other = JSON.parse(server.cli(['projects', 'create', '--name', 'Other']).lastLine);
+    const other = server.createProject('Other');
     await server.start();
     await sendBatch(server, [
       { event: 'pageview', distinct_id: 'tl', timestamp: '2024-01-01T10:00:00Z', properties: { $set: { plan: 'free', color: 'red' } } },

@@ -18,10 +18,8 @@ describe('trends: weekly and monthly active users', () => {
 
   before(async () => {
     server = new TallyServer(undefined, { TALLY_PROJECT_TOKEN: 'phc_active_users' });
-    pacificToken = (JSON.parse(server.cli(['projects', 'create', '--name', 'Pacific', '--timezone', 'US/Pacific']).lastLine) as {
-      api_token: string;
-    }).api_token;
-    server.personalApiKey = server.cli(['keys', 'create', '--scopes', '*']).lastLine;
+    pacificToken = server.createProject('Pacific', 'US/Pacific').api_token;
+    server.personalApiKey = server.createKey('*');
     await server.start();
     await capture(server, 'phc_active_users', [
       { event: '$pageview', distinct_id: 'ann', timestamp: '2020-01-01T12:00:00Z', properties: { $browser: 'Chrome' } },

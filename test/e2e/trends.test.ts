@@ -28,12 +28,10 @@ describe('trend insight', () => {
 
   before(async () => {
     server = new TallyServer(undefined, { TALLY_PROJECT_TOKEN: 'phc_trends_project_one' });
-    pacificToken = (JSON.parse(server.cli(['projects', 'create', '--name', 'Pacific', '--timezone', 'US/Pacific']).lastLine) as {
-      api_token: string;
-    }).api_token;
-    server.personalApiKey = server.cli(['keys', 'create', '--scopes', '*']).lastLine;
-    readOnlyKey = server.cli(['keys', 'create', '--scopes', 'insight:read']).lastLine;
-    otherScopeKey = server.cli(['keys', 'create', '--scopes', 'person:read']).lastLine;
+    pacificToken = server.createProject('Pacific', 'US/Pacific').api_token;
+    server.personalApiKey = server.createKey('*');
+    readOnlyKey = server.createKey('insight:read');
+    otherScopeKey = server.createKey('person:read');
     await server.start();
     const token = 'phc_trends_project_one';
     await capture(server, token, [

@@ -30,9 +30,9 @@ export async function capture(server: TallyServer, token: string, events: Captur
 /** A server with a second project and keys of limited scopes, created before it starts. */
 export async function startServerWithTwoProjects(scopeSets: string[]) {
   const server = new TallyServer(undefined, { TALLY_PROJECT_TOKEN: 'phc_definitions_project_one' });
-  const second = JSON.parse(server.cli(['projects', 'create', '--name', 'Second']).lastLine) as { id: number; api_token: string };
-  server.personalApiKey = server.cli(['keys', 'create', '--scopes', '*']).lastLine;
-  const scopedKeys = new Map(scopeSets.map((scopes) => [scopes, server.cli(['keys', 'create', '--scopes', scopes]).lastLine]));
+  const second = server.createProject('Second');
+  server.personalApiKey = server.createKey('*');
+  const scopedKeys = new Map(scopeSets.map((scopes) => [scopes, server.createKey(scopes)]));
   await server.start();
   return { server, secondProject: second, scopedKeys, firstToken: 'phc_definitions_project_one' };
 }

@@ -23,7 +23,7 @@ export async function startWithKeys(scopes: Record<string, string> = {}, env: Re
   });
   const keys: Record<string, string> = {};
   for (const [name, keyScopes] of Object.entries(scopes)) {
-    keys[name] = server.cli(['keys', 'create', '--scopes', keyScopes]).lastLine;
+    keys[name] = server.createKey(keyScopes);
   }
   await server.start();
   server.projectToken = projectToken;

@@ -186,6 +186,18 @@ export class TallyServer {
     return runCli(args, { TALLY_DATA_DIR: this.dataDir, ...this.env, ...env });
   }
 
+  /** A project made with `tally projects create` (before or after start). */
+  createProject(name: string, timezone?: string): { id: number; api_token: string } {
+    const args = ['projects', 'create', '--name', name, ...(timezone ? ['--timezone', timezone] : [])];
+    return JSON.parse(this.cli(args).lastLine) as { id: number; api_token: string };
+  }
+
+  /** A personal API key made with `tally keys create`, with these scopes (and only these projects). */
+  createKey(scopes: string, projectIds: number[] = []): string {
+    const projects = projectIds.length > 0 ? ['--projects', projectIds.join(',')] : [];
+    return this.cli(['keys', 'create', '--scopes', scopes, ...projects]).lastLine;
+  }
+
   async dispose(): Promise<void> {
     await this.stop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
