@@ -110,6 +110,6 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
-    actors: createAnalysisActors(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    actors: createAnalysisActors(catalog.db, warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
   };
 }

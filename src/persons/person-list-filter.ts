@@ -58,3 +58,8 @@ export function readPersonListFilter(query: RawQuery): PersonListFilter {
 export function emailFilter(operator: 'exact' | 'icontains', value: string): PropertyFilter {
   return { kind: 'filter', type: 'person', key: 'email', value, operator, groupTypeIndex: null, negation: false };
 }
+
+/** Whether the list asks for every person of the project. */
+export function listsEveryone(filter: PersonListFilter): boolean {
+  return filter.distinctId === null && filter.email === null && filter.search === null && filter.properties.values.length === 0;
+}

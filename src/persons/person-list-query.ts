@@ -10,7 +10,7 @@ import { CURRENT_DISTINCT_IDS } from '../storage/warehouse/replicas.js';
 /**
  * ClickHouse SQL of the person list, on the warehouse replicas. The current row of each person
  * is aggregated with only the columns the filters read (properties are the heavy part), the page
- * is sorted newest first on that lean set, and only the page's persons are then read in full.
+ * is sorted newest first on that lean set; the page's persons are then read from the catalog by key.
  */
 
 function onlyFilter(filter: PropertyFilter): PropertyGroup {
@@ -136,25 +136,3 @@ export class PersonListSql {
     return { sql: this.keys(`LIMIT ${params.named('chunk_size', size, 'UInt64')}`, after), params: params.all };
   }
 }
-
-/** The full current state of some persons: properties, identification and distinct ids in link order. */
-export const LISTED_PERSON_DETAILS = `
-  SELECT person_uuid, current_properties, identified, distinct_ids
-  FROM (
-    SELECT toString(id) AS person_uuid, argMax(properties, version) AS current_properties, argMax(is_identified, version) AS identified
-    FROM persons
-    WHERE team_id = {team_id:Int64} AND id IN {uuids:Array(UUID)}
-    GROUP BY id
-  ) AS details
-  LEFT JOIN (
-    SELECT toString(owner) AS owner_uuid, arrayMap(link -> link.2, arraySort(groupArray((linked_at, distinct_id)))) AS distinct_ids
-    FROM (
-      SELECT distinct_id, argMax(person_id, version) AS owner, max(version) AS linked_at
-      FROM person_distinct_ids
-      WHERE team_id = {team_id:Int64}
-        AND distinct_id IN (SELECT distinct_id FROM person_distinct_ids WHERE team_id = {team_id:Int64} AND person_id IN {uuids:Array(UUID)})
-      GROUP BY distinct_id
-      HAVING argMax(is_deleted, version) = 0 AND owner IN {uuids:Array(UUID)}
-    )
-    GROUP BY owner
-  ) AS links ON links.owner_uuid = details.person_uuid`;

@@ -1,40 +1,55 @@
 import { noCohorts, type CohortSqlResolver } from '../insights/resolvers.js';
 import type { Project } from '../projects/project.js';
+import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import type { PersonListFilter } from './person-list-filter.js';
-import { LISTED_PERSON_DETAILS, PersonListSql, type ListCursor, type ListedPersonKey } from './person-list-query.js';
-import { serializePerson, type ApiPerson, type PersonView } from './person-serializer.js';
+import { listsEveryone, type PersonListFilter } from './person-list-filter.js';
+import { PersonListSql, type ListCursor, type ListedPersonKey } from './person-list-query.js';
+import type { PersonHydrator } from './person-hydration.js';
+import type { PersonRepository } from './person-repository.js';
+import type { ApiPerson } from './person-serializer.js';
 
 /** Persons per warehouse round trip when a CSV export walks the whole list. */
 const EXPORT_CHUNK = 10_000;
 
-interface DetailRow {
-  person_uuid: string;
-  current_properties: string;
-  identified: number | string;
-  distinct_ids: string[] | null;
-}
-
-/** Warehouse DateTime64 text as the catalog's ISO form (`2024-01-02T03:04:05.123456Z`). */
-function isoOf(createdText: string): string {
-  return `${createdText.replace(' ', 'T')}Z`;
+interface ListPage {
+  limit: number;
+  offset: number;
 }
 
 /**
- * `GET /persons`: filtered, newest first (created_at, then id), counted — all in the warehouse,
- * on the replicas the outbox keeps in step with the catalog.
+ * `GET /persons`: newest first (created_at, then id), counted. A filtered list is found in the
+ * warehouse, on the replicas the outbox keeps in step with the catalog, with the shared
+ * property-filter compiler; the whole list is paged on a catalog index, which skips to any offset
+ * faster than the warehouse can resolve and sort the current version of every person. Either
+ * way the page's persons are read from the catalog, the source of truth, by key.
  */
 export class PersonListService {
   constructor(
+    private readonly db: CatalogDb,
+    private readonly persons: PersonRepository,
+    private readonly hydrator: PersonHydrator,
     private readonly warehouse: Warehouse,
     private readonly cohorts: CohortSqlResolver = noCohorts,
   ) {}
 
-  async list(project: Project, filter: PersonListFilter, page: { limit: number; offset: number }) {
+  async list(project: Project, filter: PersonListFilter, page: ListPage): Promise<{ total: number; persons: ApiPerson[] }> {
+    if (listsEveryone(filter)) return this.everyone(project, page);
     const sql = await PersonListSql.build(project.id, filter, this.cohorts);
     const pageQuery = sql.page(page.limit, page.offset);
     const keys = await this.warehouse.query<ListedPersonKey>(pageQuery.sql, pageQuery.params);
-    return { total: await this.total(sql, keys, page.offset), persons: await this.withDetails(project, keys) };
+    return { total: await this.total(sql, keys, page.offset), persons: await this.inListOrder(project, keys) };
+  }
+
+  /** The whole list: the count and the page read in one snapshot, so the page is where the count says. */
+  private async everyone(project: Project, page: ListPage) {
+    const { total, records } = await this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const total = await this.persons.countInProject(trx, project.id);
+        return { total, records: await this.persons.pageNewestFirst(trx, project.id, total, page) };
+      });
+    return { total, persons: await this.hydrator.serialize(project, records) };
   }
 
   private async total(sql: PersonListSql, keys: ListedPersonKey[], offset: number): Promise<number> {
@@ -53,31 +68,19 @@ export class PersonListService {
     for (;;) {
       const chunk = sql.chunk(EXPORT_CHUNK, cursor);
       const keys = await this.warehouse.query<ListedPersonKey>(chunk.sql, chunk.params);
-      yield* await this.withDetails(project, keys);
+      yield* await this.inListOrder(project, keys);
       if (keys.length < EXPORT_CHUNK) return;
       const last = keys[keys.length - 1]!;
       cursor = { createdText: last.created_text, personNumber: String(last.person_number) };
     }
   }
 
-  private async withDetails(project: Project, keys: ListedPersonKey[]): Promise<ApiPerson[]> {
-    if (keys.length === 0) return [];
-    const rows = await this.warehouse.query<DetailRow>(LISTED_PERSON_DETAILS, {
-      team_id: project.id,
-      uuids: keys.map((key) => key.person_uuid),
-    });
-    const details = new Map(rows.map((row) => [row.person_uuid, row]));
-    return keys.map((key) => {
-      const detail = details.get(key.person_uuid);
-      const view: PersonView = {
-        id: Number(key.person_number),
-        uuid: key.person_uuid,
-        properties: detail ? (JSON.parse(detail.current_properties) as Record<string, unknown>) : {},
-        isIdentified: Number(detail?.identified ?? 0) === 1,
-        createdAt: isoOf(key.created_text),
-        distinctIds: detail?.distinct_ids ?? [],
-      };
-      return serializePerson(view, project);
-    });
+  /** The persons the warehouse listed, in its order; one deleted since is left out. */
+  private async inListOrder(project: Project, keys: ListedPersonKey[]): Promise<ApiPerson[]> {
+    const found = await this.hydrator.byUuids(
+      project,
+      keys.map((key) => key.person_uuid),
+    );
+    return keys.map((key) => found.get(key.person_uuid)).filter((person) => person !== undefined);
   }
 }

@@ -84,6 +84,55 @@ export class PersonRepository {
     return this.findById(db, teamId, key.id);
   }
 
+  /** How many persons the project has. */
+  async countInProject(db: CatalogDb, teamId: number): Promise<number> {
+    const row = await db
+      .selectFrom('persons')
+      .select((eb) => eb.fn.countAll<number | string>().as('total'))
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+
+  /**
+   * One page of the project's `total` persons in list order (newest first: created_at, then id).
+   * Skipping rows costs in proportion to their number, so a page in the older half is found from
+   * the oldest end; either way the page's ids come from the list-order index alone and only the
+   * page's rows are read. `total` must be counted in the same snapshot.
+   */
+  async pageNewestFirst(db: CatalogDb, teamId: number, total: number, page: { limit: number; offset: number }): Promise<PersonRecord[]> {
+    const size = Math.min(page.limit, total - page.offset);
+    if (size <= 0) return [];
+    const fromOldest = page.offset + size / 2 > total / 2;
+    const direction = fromOldest ? 'asc' : 'desc';
+    const ids = db
+      .selectFrom('persons')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .orderBy('created_at', direction)
+      .orderBy('id', direction)
+      .limit(size)
+      .offset(fromOldest ? total - page.offset - size : page.offset);
+    const rows = await db
+      .selectFrom('persons')
+      .selectAll()
+      .where('id', 'in', ids)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toPersonRecord);
+  }
+
+  /** The persons of a project among these UUIDs, by UUID. */
+  async findByUuids(db: CatalogDb, teamId: number, uuids: readonly string[]): Promise<Map<string, PersonRecord>> {
+    const found = new Map<string, PersonRecord>();
+    for (const part of chunks([...new Set(uuids)])) {
+      const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', 'in', part).execute();
+      for (const row of rows) found.set(row.uuid, toPersonRecord(row));
+    }
+    return found;
+  }
+
   /** The UUIDs among these that a person already has (any project: UUIDs are unique). */
   async takenUuids(db: CatalogDb, uuids: readonly string[]): Promise<Set<string>> {
     const taken = new Set<string>();

@@ -7,6 +7,7 @@ import { ActivityLogRepository } from './activity-log.js';
 import { DeletionStatusService } from './deletion-status.js';
 import { DeletionTaskRepository } from './deletion-task-repository.js';
 import { PersonActivityService } from './person-activity-service.js';
+import { PersonHydrator } from './person-hydration.js';
 import { PersonListService } from './person-list-service.js';
 import { PersonRepository } from './person-repository.js';
 import { PersonService } from './person-service.js';
@@ -38,7 +39,7 @@ export function createPersonsApi(
   const read = new PersonService(catalog.db, persons);
   return {
     read,
-    list: new PersonListService(warehouse, resolvers.cohorts),
+    list: new PersonListService(catalog.db, persons, new PersonHydrator(catalog.db, persons), warehouse, resolvers.cohorts),
     writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, relay, personWriteLock),
     activity: new PersonActivityService(catalog.db, activityLog, read),
     deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),

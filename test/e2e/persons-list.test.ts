@@ -108,6 +108,27 @@ describe('persons API: list', () => {
     assert.equal(beyond.count, 20);
   });
 
+  test('every page is its slice of the whole list, the same whether the list is filtered or not', async () => {
+    const whole = await list();
+    const everyone = `&properties=${jsonParam([{ key: 'never-set', operator: 'is_not_set', type: 'person' }])}`;
+    const filtered = await list(`?limit=100${everyone}`);
+    assert.deepEqual(filtered.results, whole.results);
+    const ids = whole.results.map((person: any) => person.id);
+    for (const limit of [1, 3, 7]) {
+      for (const filter of ['', everyone]) {
+        for (let offset = 0; offset <= whole.count; offset++) {
+          const page = await list(`?limit=${limit}&offset=${offset}${filter}`);
+          assert.equal(page.count, whole.count);
+          assert.deepEqual(
+            page.results.map((person: any) => person.id),
+            ids.slice(offset, offset + limit),
+            `limit ${limit} offset ${offset}${filter}`,
+          );
+        }
+      }
+    }
+  });
+
   test('limit defaults to 100, clamps at 1000, and rejects non-integers', async () => {
     const clamped = await list('?limit=5000');
     assert.equal(clamped.results.length, 20);

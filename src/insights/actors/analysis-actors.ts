@@ -1,4 +1,6 @@
 import { PersonHydrator } from '../../persons/person-hydration.js';
+import { PersonRepository } from '../../persons/person-repository.js';
+import type { CatalogDb } from '../../storage/catalog/catalog.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { TrendActorsService } from '../trends/trend-actors-service.js';
@@ -20,8 +22,8 @@ export interface AnalysisActors {
   correlation: CorrelationActorsService;
 }
 
-export function createAnalysisActors(warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
-  const hydrator = new PersonHydrator(warehouse);
+export function createAnalysisActors(catalogDb: CatalogDb, warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
+  const hydrator = new PersonHydrator(catalogDb, new PersonRepository());
   const funnel = new FunnelActorsService(warehouse, hydrator, resolvers);
   return {
     trends: new TrendActorsService(warehouse, hydrator, resolvers),

@@ -5,6 +5,7 @@ import { ingestionMigration } from './002-ingestion.js';
 import { pendingEventsMigration } from './003-pending-events.js';
 import { personsApiMigration } from './004-persons-api.js';
 import { actionsCohortsMigration } from './005-actions-cohorts.js';
+import { personListIndexesMigration } from './006-person-list-indexes.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -17,6 +18,7 @@ const migrations: Record<string, CatalogMigration> = {
   '003-pending-events': pendingEventsMigration,
   '004-persons-api': personsApiMigration,
   '005-actions-cohorts': actionsCohortsMigration,
+  '006-person-list-indexes': personListIndexesMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
