@@ -123,12 +123,16 @@ export class PersonRepository {
     return rows.map(toPersonRecord);
   }
 
-  /** The persons of a project among these UUIDs, by UUID. */
+  /**
+   * The persons of a project among these UUIDs, by UUID. UUIDs are unique across projects, so
+   * they are looked up on their own index and the project is checked on the rows: with the project
+   * in the WHERE clause, SQLite would rather walk all of the project's persons on its index.
+   */
   async findByUuids(db: CatalogDb, teamId: number, uuids: readonly string[]): Promise<Map<string, PersonRecord>> {
     const found = new Map<string, PersonRecord>();
     for (const part of chunks([...new Set(uuids)])) {
-      const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', 'in', part).execute();
-      for (const row of rows) found.set(row.uuid, toPersonRecord(row));
+      const rows = await db.selectFrom('persons').selectAll().where('uuid', 'in', part).execute();
+      for (const row of rows) if (Number(row.team_id) === teamId) found.set(row.uuid, toPersonRecord(row));
     }
     return found;
   }
