@@ -101,6 +101,9 @@ export class CaptureService {
    * catalog, as the event writer does for the warehouse.
    */
   private async processQueued(): Promise<void> {
+    // Person processing and the commit run without yielding, so requests whose bytes arrive
+    // meanwhile are only read after the pass. Waiting one turn of the event loop first lets every
+    // request already received join this pass: one commit for all of them.
     const jobs = this.queued.splice(0);
     if (jobs.length === 0) return;
     const teams = [...new Set(jobs.map((job) => job.teamId))];
@@ -157,7 +160,11 @@ export class CaptureService {
     }
     await batch.flush();
     await appendToOutbox(trx, groupProcessor.outbox);
-    for (const job of jobs) await appendPendingEvents(trx, job.rows);
+    await appendPendingEvents(
+      trx,
+      teamId,
+      jobs.map((job) => job.rows),
+    );
   }
 
   private async groupTypeIndexOf(db: Catalog['db'], teamId: number, event: NormalizedEvent): Promise<number | undefined> {

@@ -94,24 +94,25 @@ function unsetKeys(value: unknown): string[] {
   return Object.keys(objectOrEmpty(value));
 }
 
+/** [event property, person property, its `$initial_` twin], worked out once. */
+const PERSON_PROPERTY_SOURCES: readonly (readonly [string, string, string])[] = [
+  ...EVENT_TO_PERSON_PROPERTIES.map((key) => [key, key] as const),
+  ['$os_name', '$os'] as const,
+  ...CAMPAIGN_PROPERTIES.map((key) => [key, key] as const),
+].map(([source, target]) => [source, target, `$initial_${target.replace(/^\$/, '')}`] as const);
+
 function addInitialProperties(properties: Record<string, unknown>): void {
-  const set = { ...objectOrEmpty(properties.$set) };
-  const setOnce = { ...objectOrEmpty(properties.$set_once) };
-  const sources: [string, string][] = [
-    ...EVENT_TO_PERSON_PROPERTIES.map((key): [string, string] => [key, key]),
-    ['$os_name', '$os'],
-    ...CAMPAIGN_PROPERTIES.map((key): [string, string] => [key, key]),
-  ];
-  let changed = false;
-  for (const [source, target] of sources) {
+  let set: Record<string, unknown> | null = null;
+  let setOnce: Record<string, unknown> | null = null;
+  for (const [source, target, initial] of PERSON_PROPERTY_SOURCES) {
     if (!(source in properties)) continue;
+    set ??= { ...objectOrEmpty(properties.$set) };
+    setOnce ??= { ...objectOrEmpty(properties.$set_once) };
     const value = properties[source];
     if (!(target in set)) set[target] = value;
-    const initial = `$initial_${target.replace(/^\$/, '')}`;
     if (!(initial in setOnce)) setOnce[initial] = value;
-    changed = true;
   }
-  if (changed) {
+  if (set !== null) {
     properties.$set = set;
     properties.$set_once = setOnce;
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { CatalogSchema } from './schema.js';
 import type { CatalogDialect } from './dialect.js';
 import { catalogMigrations } from './migrations/index.js';
@@ -23,6 +23,30 @@ export interface CatalogOptions {
 
 export const SQLITE_FILE = 'catalog.sqlite';
 
+/** Prepared statements kept per connection: enough for every query shape the server runs. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * The connection as Kysely sees it, with its prepared statements kept by SQL text (least recently
+ * used dropped first). Kysely prepares every query it runs, and capture runs the same few shapes
+ * thousands of times a second. Kysely runs one query at a time on the connection and never
+ * streams here, so a statement is never reused while it is still running.
+ */
+function withStatementCache(database: Database.Database): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (statement) statements.delete(sql);
+      else statement = database.prepare(sql);
+      statements.set(sql, statement);
+      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      return statement;
+    },
+  };
+}
+
 function openSqlite(dataDir: string): Catalog {
   fs.mkdirSync(dataDir, { recursive: true });
   const database = new Database(path.join(dataDir, SQLITE_FILE));
@@ -34,7 +58,7 @@ function openSqlite(dataDir: string): Catalog {
   // Accepted events pass through the catalog, so give it room: a larger cache and fewer WAL checkpoints.
   database.pragma('cache_size = -65536');
   database.pragma('wal_autocheckpoint = 16384');
-  const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

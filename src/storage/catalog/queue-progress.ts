@@ -11,7 +11,7 @@ export class QueueProgress {
   private pruned = 0;
 
   constructor(
-    private readonly table: 'warehouse_outbox' | 'pending_events',
+    private readonly table: 'warehouse_outbox' | 'pending_event_batches',
     /** Carried rows left before the queue's owner prunes them with a commit of its own. */
     private readonly pruneThreshold: number,
   ) {}

@@ -187,12 +187,14 @@ export interface StaticCohortMemberTable {
   created_at: string;
 }
 
-export interface PendingEventTable {
+/** The accepted events of one capture request, waiting for the warehouse. */
+export interface PendingEventBatchTable {
   id: Generated<number>;
   team_id: number;
-  uuid: string;
-  /** The warehouse events row as JSON (JSONEachRow). */
-  row: string;
+  /** The events' uuids, one per line, in the order of `rows`. */
+  uuids: string;
+  /** The warehouse events rows, one JSON object per line (JSONEachRow). */
+  rows: string;
 }
 
 export interface CatalogSchema {
@@ -208,7 +210,7 @@ export interface CatalogSchema {
   property_definitions: PropertyDefinitionTable;
   event_properties: EventPropertyTable;
   warehouse_outbox: WarehouseOutboxTable;
-  pending_events: PendingEventTable;
+  pending_event_batches: PendingEventBatchTable;
   activity_log: ActivityLogTable;
   event_deletion_tasks: EventDeletionTaskTable;
   actions: ActionTable;

@@ -1,10 +1,12 @@
 import type { EventWriter } from '../../capture/event-writer.js';
+import { readPendingEvents } from '../../capture/pending-events.js';
 import type { CatalogDb } from '../catalog/catalog.js';
 import { QueueProgress } from '../catalog/queue-progress.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
 import type { OutboxRelay } from './outbox.js';
 
-const MOVE_CHUNK = 20_000;
+/** Capture requests per warehouse insert (a few hundred requests: tens of thousands of events from SDK batches). */
+const MOVE_CHUNK = 300;
 
 /**
  * Brings the warehouse in step with the catalog: replica changes from the outbox, then accepted
@@ -14,7 +16,7 @@ const MOVE_CHUNK = 20_000;
  */
 export class WarehouseSync {
   private readonly runner: CoalescingRunner;
-  private readonly progress = new QueueProgress('pending_events', 20_000);
+  private readonly progress = new QueueProgress('pending_event_batches', 300);
 
   constructor(
     private readonly db: CatalogDb,
@@ -43,17 +45,11 @@ export class WarehouseSync {
   private async pass(): Promise<void> {
     await this.relay.flush();
     for (;;) {
-      const pending = await this.db
-        .selectFrom('pending_events')
-        .selectAll()
-        .where('id', '>', this.progress.carriedThrough)
-        .orderBy('id')
-        .limit(MOVE_CHUNK)
-        .execute();
-      if (pending.length === 0) break;
-      await this.writer.insertNew(pending.map((row) => ({ teamId: Number(row.team_id), uuid: row.uuid, json: row.row })));
-      this.progress.markCarried(Number(pending[pending.length - 1]!.id));
-      if (pending.length < MOVE_CHUNK) break;
+      const pending = await readPendingEvents(this.db, this.progress.carriedThrough, MOVE_CHUNK);
+      if (pending.lastId === null) break;
+      await this.writer.insertNew(pending.rows);
+      this.progress.markCarried(pending.lastId);
+      if (pending.requests < MOVE_CHUNK) break;
     }
     this.writer.settled();
     if (this.progress.wantsPruning) await this.progress.prune(this.db);

@@ -6,6 +6,7 @@ import { pendingEventsMigration } from './003-pending-events.js';
 import { personsApiMigration } from './004-persons-api.js';
 import { actionsCohortsMigration } from './005-actions-cohorts.js';
 import { personListIndexesMigration } from './006-person-list-indexes.js';
+import { pendingEventBatchesMigration } from './007-pending-event-batches.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -19,6 +20,7 @@ const migrations: Record<string, CatalogMigration> = {
   '004-persons-api': personsApiMigration,
   '005-actions-cohorts': actionsCohortsMigration,
   '006-person-list-indexes': personListIndexesMigration,
+  '007-pending-event-batches': pendingEventBatchesMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
