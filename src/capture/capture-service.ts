@@ -101,9 +101,6 @@ export class CaptureService {
    * catalog, as the event writer does for the warehouse.
    */
   private async processQueued(): Promise<void> {
-    // Person processing and the commit run without yielding, so requests whose bytes arrive
-    // meanwhile are only read after the pass. Waiting one turn of the event loop first lets every
-    // request already received join this pass: one commit for all of them.
     const jobs = this.queued.splice(0);
     if (jobs.length === 0) return;
     const teams = [...new Set(jobs.map((job) => job.teamId))];

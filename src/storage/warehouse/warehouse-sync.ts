@@ -16,7 +16,7 @@ const MOVE_CHUNK = 300;
  */
 export class WarehouseSync {
   private readonly runner: CoalescingRunner;
-  private readonly progress = new QueueProgress('pending_event_batches', 300);
+  private readonly progress = new QueueProgress('pending_event_batches', MOVE_CHUNK);
 
   constructor(
     private readonly db: CatalogDb,
