@@ -23,6 +23,8 @@ export interface PropertyColumns {
   readonly elementsChain: string;
   /** Whole-session duration in seconds of the event's session. */
   readonly sessionDuration: string;
+  /** A column holding a person property's raw value (as rawPropertyValue reads it), where one exists. */
+  materializedPersonProperty?(key: string): string | undefined;
 }
 
 export interface PropertyCompilerContext {
@@ -43,9 +45,25 @@ export function rawPropertyValue(json: string, key: string, params: SqlParams): 
   return `arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), substring(raw_json_value, 2, length(raw_json_value) - 2), raw_json_value), [JSONExtractRaw(${json}, ${params.add(key, 'String')})])[1]`;
 }
 
-/** A property as a number: spaces removed, then toFloat64OrNull (non-numeric → NULL). */
-export function numericPropertyValue(json: string, key: string, params: SqlParams): string {
-  return `toFloat64OrNull(replaceAll(${rawPropertyValue(json, key, params)}, ' ', ''))`;
+/** A raw property value as a number: spaces removed, then toFloat64OrNull (non-numeric → NULL). */
+function numericValueOf(raw: string): string {
+  return `toFloat64OrNull(replaceAll(${raw}, ' ', ''))`;
+}
+
+/** Where one filter reads its properties: the JSON text, and each key's raw value. */
+interface PropertySource {
+  json(): string;
+  raw(key: string): string;
+}
+
+function jsonSource(json: () => string, params: SqlParams): PropertySource {
+  return { json, raw: (key) => rawPropertyValue(json(), key, params) };
+}
+
+/** Person properties, read by key from a materialized column where there is one. */
+function personSource(columns: PropertyColumns, params: SqlParams): PropertySource {
+  const json = () => columns.personProperties;
+  return { json, raw: (key) => columns.materializedPersonProperty?.(key) ?? rawPropertyValue(json(), key, params) };
 }
 
 function boxValues(value: unknown): string[] {
@@ -98,28 +116,28 @@ function parsedDate(raw: string): string {
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The condition of one operator on a JSON properties column. */
-function jsonPropertyCondition(json: string, filter: PropertyFilter, operator: PropertyOperator, params: SqlParams): string {
+/** The condition of one operator on a property. */
+function propertyCondition(source: PropertySource, filter: PropertyFilter, operator: PropertyOperator, params: SqlParams): string {
   const { key, value } = filter;
   switch (operator) {
     case 'is_set':
-      return `JSONHas(${json}, ${params.add(key, 'String')})`;
+      return `JSONHas(${source.json()}, ${params.add(key, 'String')})`;
     case 'is_not_set':
-      return `NOT JSONHas(${json}, ${params.add(key, 'String')})`;
+      return `NOT JSONHas(${source.json()}, ${params.add(key, 'String')})`;
     case 'exact':
-      return `has(${params.add(boxValues(value), 'Array(String)')}, ${rawPropertyValue(json, key, params)})`;
+      return `has(${params.add(boxValues(value), 'Array(String)')}, ${source.raw(key)})`;
     case 'is_not':
-      return `NOT has(${params.add(boxValues(value), 'Array(String)')}, ${rawPropertyValue(json, key, params)})`;
+      return `NOT has(${params.add(boxValues(value), 'Array(String)')}, ${source.raw(key)})`;
     case 'icontains':
     case 'not_icontains': {
-      const contains = `positionCaseInsensitiveUTF8(${rawPropertyValue(json, key, params)}, ${params.add(stringifyValue(value), 'String')}) > 0`;
+      const contains = `positionCaseInsensitiveUTF8(${source.raw(key)}, ${params.add(stringifyValue(value), 'String')}) > 0`;
       return operator === 'icontains' ? contains : `NOT (${contains})`;
     }
     case 'regex':
     case 'not_regex': {
       const pattern = stringifyValue(value);
       if (!isUsableRegex(pattern)) return FALSE;
-      const matches = `match(${rawPropertyValue(json, key, params)}, ${params.add(pattern, 'String')})`;
+      const matches = `match(${source.raw(key)}, ${params.add(pattern, 'String')})`;
       return operator === 'regex' ? matches : `NOT ${matches}`;
     }
     case 'gt':
@@ -128,12 +146,12 @@ function jsonPropertyCondition(json: string, filter: PropertyFilter, operator: P
     case 'lte': {
       const number = numericValue(value);
       if (number === null) return FALSE;
-      return `${numericPropertyValue(json, key, params)} ${COMPARISON[operator]} ${params.add(number, 'Float64')}`;
+      return `${numericValueOf(source.raw(key))} ${COMPARISON[operator]} ${params.add(number, 'Float64')}`;
     }
     case 'is_date_exact':
     case 'is_date_after':
     case 'is_date_before':
-      return dateCondition(rawPropertyValue(json, key, params), value, operator, params);
+      return dateCondition(source.raw(key), value, operator, params);
   }
 }
 
@@ -188,13 +206,13 @@ async function compileFilter(filter: PropertyFilter, context: PropertyCompilerCo
       condition = sessionCondition(filter, operator, columns, params);
       break;
     case 'event':
-      condition = jsonPropertyCondition(columns.eventProperties, filter, operator, params);
+      condition = propertyCondition(jsonSource(() => columns.eventProperties, params), filter, operator, params);
       break;
     case 'person':
-      condition = jsonPropertyCondition(columns.personProperties, filter, operator, params);
+      condition = propertyCondition(personSource(columns, params), filter, operator, params);
       break;
     case 'group':
-      condition = jsonPropertyCondition(columns.groupProperties(filter.groupTypeIndex ?? 0), filter, operator, params);
+      condition = propertyCondition(jsonSource(() => columns.groupProperties(filter.groupTypeIndex ?? 0), params), filter, operator, params);
       break;
   }
   return negateWhole ? `NOT (${condition})` : condition;

@@ -2,12 +2,24 @@ import type { PropertyColumns } from '../insights/property-filters.js';
 
 /**
  * What the property-filter compiler reads in queries over the current persons, aliased `person`
- * (`id` the UUID, `properties` when selected). Only person and cohort filters can apply there;
- * `readsProperties` tells the query whether it must select the properties at all.
+ * (`id` the UUID, `properties` and materialized property columns when selected). Only person and
+ * cohort filters can apply there; `readsProperties` and `readColumns` tell the query what it must
+ * select.
  */
 export class PersonRowColumns implements PropertyColumns {
   readsProperties = false;
+  readonly readColumns = new Set<string>();
   readonly personId = 'person.id';
+
+  /** `materialized`: key → column of the person properties stored by key on the replica. */
+  constructor(private readonly materialized: ReadonlyMap<string, string> = new Map()) {}
+
+  materializedPersonProperty(key: string): string | undefined {
+    const column = this.materialized.get(key);
+    if (column === undefined) return undefined;
+    this.readColumns.add(column);
+    return `person.${column}`;
+  }
 
   get personProperties(): string {
     this.readsProperties = true;

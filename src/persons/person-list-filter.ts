@@ -63,3 +63,15 @@ export function emailFilter(operator: 'exact' | 'icontains', value: string): Pro
 export function listsEveryone(filter: PersonListFilter): boolean {
   return filter.distinctId === null && filter.email === null && filter.search === null && filter.properties.values.length === 0;
 }
+
+/** The person properties whose values the list's conditions compare (not just test for presence). */
+export function comparedPersonProperties(filter: PersonListFilter): string[] {
+  const keys: string[] = [];
+  const visit = (node: PropertyNode): void => {
+    if (node.kind === 'group') node.values.forEach(visit);
+    else if (node.type === 'person' && node.operator !== 'is_set' && node.operator !== 'is_not_set') keys.push(node.key);
+  };
+  visit(filter.properties);
+  if (filter.email !== null || filter.search !== null) keys.push(emailFilter('exact', '').key);
+  return keys;
+}

@@ -45,21 +45,29 @@ export class PersonListSql {
     private readonly prefilter: string,
     private readonly condition: string,
     private readonly withProperties: boolean,
+    private readonly materializedColumns: readonly string[],
   ) {}
 
-  static async build(teamId: number, filter: PersonListFilter, cohorts: CohortSqlResolver): Promise<PersonListSql> {
+  /** `materialized`: the person properties stored by key on the replica (key → column). */
+  static async build(
+    teamId: number,
+    filter: PersonListFilter,
+    cohorts: CohortSqlResolver,
+    materialized: ReadonlyMap<string, string>,
+  ): Promise<PersonListSql> {
     const params = new SqlParams({ team_id: teamId });
-    const columns = new PersonRowColumns();
+    const columns = new PersonRowColumns(materialized);
     const context = { columns, params, cohorts };
     const conditions = [await compilePropertyFilters(filter.properties, context)];
     // Email and search look for a few persons: each adds the persons with ANY stored version that
     // matches as candidates (a plain scan, which ClickHouse's condition cache serves on repeats),
-    // so resolving the current versions reads only those persons' granules. The current version is
-    // one of the stored ones, so no match is lost; the condition is checked again on it.
+    // so resolving the current versions reads only those persons' granules of the replica's key,
+    // (team_id, person_id). The current version is one of the stored ones, so no match is lost; the
+    // condition is checked again on it.
     const prefilters: string[] = [];
     const storedVersionsWhere = (condition: string) =>
-      `id IN (SELECT person.id FROM persons AS person WHERE person.team_id = {team_id:Int64} AND ${condition})`;
-    if (filter.distinctId !== null) prefilters.push(`id IN (${ownerOf(filter.distinctId, params)})`);
+      `person_id IN (SELECT person.person_id FROM persons AS person WHERE person.team_id = {team_id:Int64} AND ${condition})`;
+    if (filter.distinctId !== null) prefilters.push(storedVersionsWhere(`person.id IN (${ownerOf(filter.distinctId, params)})`));
     if (filter.email !== null) {
       const exact = await compilePropertyFilters(onlyFilter(emailFilter('exact', filter.email)), context);
       conditions.push(exact);
@@ -67,25 +75,20 @@ export class PersonListSql {
     }
     if (filter.search !== null) {
       const emailMatch = await compilePropertyFilters(onlyFilter(emailFilter('icontains', filter.search)), context);
-      const owner = ownerOf(filter.search, params);
-      const matches = [emailMatch, `person.id IN (${owner})`];
-      const candidates = [storedVersionsWhere(emailMatch), `id IN (${owner})`];
-      if (isUuid(filter.search)) {
-        const uuid = params.add(filter.search.toLowerCase(), 'UUID');
-        matches.push(`person.id = ${uuid}`);
-        candidates.push(`id = ${uuid}`);
-      }
-      conditions.push(matches.map((match) => `(${match})`).join(' OR '));
-      prefilters.push(candidates.map((candidate) => `(${candidate})`).join(' OR '));
+      const matches = [emailMatch, `person.id IN (${ownerOf(filter.search, params)})`];
+      if (isUuid(filter.search)) matches.push(`person.id = ${params.add(filter.search.toLowerCase(), 'UUID')}`);
+      const anyMatch = matches.map((match) => `(${match})`).join(' OR ');
+      conditions.push(anyMatch);
+      prefilters.push(storedVersionsWhere(anyMatch));
     }
     const condition = conditions.map((condition) => `(${condition})`).join(' AND ');
     const prefilter = prefilters.map((candidates) => `AND (${candidates})`).join(' ');
-    return new PersonListSql(params, prefilter, condition, columns.readsProperties);
+    return new PersonListSql(params, prefilter, condition, columns.readsProperties, [...columns.readColumns]);
   }
 
-  /** The current persons (see replicas.ts), reading properties only when a filter needs them. */
+  /** The current persons (see replicas.ts), reading properties and their columns only when a filter needs them. */
   private currentPersons(): string {
-    const properties = this.withProperties ? ', properties' : '';
+    const properties = [...(this.withProperties ? ['properties'] : []), ...this.materializedColumns].map((column) => `, ${column}`).join('');
     return `SELECT id, person_id, created_at${properties}
       FROM persons FINAL
       WHERE team_id = {team_id:Int64} AND is_deleted = 0 ${this.prefilter}`;
@@ -123,7 +126,8 @@ export class PersonListSql {
   page(limit: number, offset: number): { sql: string; params: Record<string, unknown> } {
     const params = new SqlParams(this.params.all);
     const limitClause = `LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`;
-    return { sql: this.keys(limitClause, '', this.withProperties), params: params.all };
+    const readsProperties = this.withProperties || this.materializedColumns.length > 0;
+    return { sql: this.keys(limitClause, '', readsProperties), params: params.all };
   }
 
   /** The next `size` persons after `cursor` (from the start when null): CSV exports walk the list this way. */

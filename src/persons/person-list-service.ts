@@ -2,7 +2,8 @@ import { noCohorts, type CohortSqlResolver } from '../insights/resolvers.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import { listsEveryone, type PersonListFilter } from './person-list-filter.js';
+import { comparedPersonProperties, listsEveryone, type PersonListFilter } from './person-list-filter.js';
+import type { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonListSql, type ListCursor, type ListedPersonKey } from './person-list-query.js';
 import type { PersonHydrator } from './person-hydration.js';
 import type { PersonRepository } from './person-repository.js';
@@ -29,12 +30,19 @@ export class PersonListService {
     private readonly persons: PersonRepository,
     private readonly hydrator: PersonHydrator,
     private readonly warehouse: Warehouse,
+    private readonly materialized: MaterializedPersonProperties,
     private readonly cohorts: CohortSqlResolver = noCohorts,
   ) {}
 
+  /** The filtered list's SQL, reading the compared properties from their columns. */
+  private async sqlFor(project: Project, filter: PersonListFilter): Promise<PersonListSql> {
+    const columns = await this.materialized.columnsFor(comparedPersonProperties(filter));
+    return PersonListSql.build(project.id, filter, this.cohorts, columns);
+  }
+
   async list(project: Project, filter: PersonListFilter, page: ListPage): Promise<{ total: number; persons: ApiPerson[] }> {
     if (listsEveryone(filter)) return this.everyone(project, page);
-    const sql = await PersonListSql.build(project.id, filter, this.cohorts);
+    const sql = await this.sqlFor(project, filter);
     const pageQuery = sql.page(page.limit, page.offset);
     const keys = await this.warehouse.query<ListedPersonKey>(pageQuery.sql, pageQuery.params);
     return { total: await this.total(sql, keys, page.offset), persons: await this.inListOrder(project, keys) };
@@ -63,7 +71,7 @@ export class PersonListService {
 
   /** Every matching person in list order, a chunk at a time (keyset paging, so no chunk re-reads the ones before). */
   async *all(project: Project, filter: PersonListFilter): AsyncGenerator<ApiPerson> {
-    const sql = await PersonListSql.build(project.id, filter, this.cohorts);
+    const sql = await this.sqlFor(project, filter);
     let cursor: ListCursor | null = null;
     for (;;) {
       const chunk = sql.chunk(EXPORT_CHUNK, cursor);

@@ -6,6 +6,7 @@ import type { Mutex } from '../util/mutex.js';
 import { ActivityLogRepository } from './activity-log.js';
 import { DeletionStatusService } from './deletion-status.js';
 import { DeletionTaskRepository } from './deletion-task-repository.js';
+import { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonActivityService } from './person-activity-service.js';
 import { PersonHydrator } from './person-hydration.js';
 import { PersonListService } from './person-list-service.js';
@@ -37,9 +38,12 @@ export function createPersonsApi(
   const activityLog = new ActivityLogRepository();
   const deletionTasks = new DeletionTaskRepository();
   const read = new PersonService(catalog.db, persons);
+  const materialized = new MaterializedPersonProperties(warehouse, (error) =>
+    console.error('storing a person property column failed; filters on it stay correct, reading it from the JSON', error),
+  );
   return {
     read,
-    list: new PersonListService(catalog.db, persons, new PersonHydrator(catalog.db, persons), warehouse, resolvers.cohorts),
+    list: new PersonListService(catalog.db, persons, new PersonHydrator(catalog.db, persons), warehouse, materialized, resolvers.cohorts),
     writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, relay, personWriteLock),
     activity: new PersonActivityService(catalog.db, activityLog, read),
     deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, test } from 'node:test';
+import { rawPropertyValue } from '../../src/insights/property-filters.js';
+import { SqlParams } from '../../src/insights/sql-params.js';
+import {
+  MAX_MATERIALIZED_PERSON_PROPERTIES,
+  MaterializedPersonProperties,
+  materializedColumnName,
+} from '../../src/persons/materialized-properties.js';
+import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
+import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import { tempDataDir } from '../support/tally.js';
+
+const directory = tempDataDir('tally-pmat-');
+after(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+const KEY = `plan "it's" ü`;
+const VALUES: unknown[] = ['pro', 'with "quotes"', 'ü-ñ', 1.5, 10, -0.25, true, false, null, { nested: [1, 'a'] }, ['x', 2], ''];
+
+function personRow(personId: number, properties: Record<string, unknown>) {
+  return {
+    id: `0190a3f2-0000-7000-8000-${String(personId).padStart(12, '0')}`,
+    team_id: 1,
+    person_id: personId,
+    properties: JSON.stringify(properties),
+    is_identified: 0,
+    created_at: '2024-01-01 00:00:00.000000',
+    version: personId,
+    is_deleted: 0,
+  };
+}
+
+/** Each row's column next to what the compiler reads from the JSON. */
+async function columnAgainstJson(warehouse: ChdbWarehouse, column: string) {
+  const params = new SqlParams();
+  return warehouse.query<{ person_id: number; stored: string; from_json: string }>(
+    `SELECT person_id, ${column} AS stored, ${rawPropertyValue('properties', KEY, params)} AS from_json FROM persons ORDER BY person_id`,
+    params.all,
+  );
+}
+
+test('column names are identifiers, apart for keys that slug alike', () => {
+  assert.match(materializedColumnName(KEY), /^pmat_plan_it_s_[0-9a-f]{16}$/);
+  assert.match(materializedColumnName('ü'), /^pmat__[0-9a-f]{16}$/);
+  assert.notEqual(materializedColumnName('a-b'), materializedColumnName('a_b'));
+  assert.equal(materializedColumnName('email'), materializedColumnName('email'));
+});
+
+test("a materialized column holds exactly the compiler's raw value, for persons stored before and after it was added", async () => {
+  const warehouse = new ChdbWarehouse(directory);
+  try {
+    await migrateWarehouse(warehouse);
+    const before = VALUES.map((value, index) => personRow(index + 1, { [KEY]: value, other: 1 }));
+    await warehouse.insert('persons', [...before, personRow(100, { other: 'no key' })]);
+
+    const failures: unknown[] = [];
+    const materialized = new MaterializedPersonProperties(warehouse, (error) => failures.push(error));
+    const columns = await materialized.columnsFor([KEY, KEY]);
+    const column = columns.get(KEY)!;
+    assert.equal(column, materializedColumnName(KEY));
+    assert.deepEqual([...columns.keys()], [KEY]);
+
+    const after = VALUES.map((value, index) => personRow(200 + index, { [KEY]: value }));
+    await warehouse.insert('persons', after);
+    const rows = await columnAgainstJson(warehouse, column);
+    assert.equal(rows.length, VALUES.length * 2 + 1);
+    for (const row of rows) assert.equal(row.stored, row.from_json, `person ${row.person_id}`);
+    assert.deepEqual(
+      rows.slice(0, VALUES.length).map((row) => row.stored),
+      ['pro', 'with \\"quotes\\"', 'ü-ñ', '1.5', '10', '-0.25', 'true', 'false', 'null', '{"nested":[1,"a"]}', '["x",2]', ''],
+    );
+    assert.equal(rows[VALUES.length]!.stored, '');
+
+    // A second instance (a restart) finds the column instead of adding another.
+    const restarted = new MaterializedPersonProperties(warehouse, (error) => failures.push(error));
+    assert.equal((await restarted.columnsFor([KEY])).get(KEY), column);
+    assert.deepEqual(failures, []);
+  } finally {
+    await warehouse.close();
+  }
+});
+
+test('past the limit of columns, further keys are left to the JSON', async () => {
+  const warehouse = new ChdbWarehouse(directory);
+  try {
+    await migrateWarehouse(warehouse);
+    const materialized = new MaterializedPersonProperties(warehouse, (error) => assert.fail(String(error)));
+    const keys = Array.from({ length: MAX_MATERIALIZED_PERSON_PROPERTIES + 3 }, (_, index) => `key_${index}`);
+    const columns = await materialized.columnsFor(keys);
+    const [stored] = await warehouse.query<{ columns: string }>(
+      `SELECT count() AS columns FROM system.columns WHERE table = 'persons' AND startsWith(name, 'pmat_')`,
+    );
+    assert.equal(Number(stored!.columns), MAX_MATERIALIZED_PERSON_PROPERTIES);
+    // The first test's column counts against the limit too.
+    assert.equal(columns.size, MAX_MATERIALIZED_PERSON_PROPERTIES - 1);
+  } finally {
+    await warehouse.close();
+  }
+});
