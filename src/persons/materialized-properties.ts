@@ -34,52 +34,67 @@ export function materializedColumnName(key: string): string {
  */
 export class MaterializedPersonProperties {
   private existing: Promise<Set<string>> | null = null;
-  private readonly adding = new Map<string, Promise<void>>();
+  private readonly adding = new Map<string, Promise<boolean>>();
+  /** Columns that could not be added (say, a ClickHouse user without ALTER): not tried again by this process. */
+  private readonly refused = new Set<string>();
 
   constructor(
     private readonly warehouse: Warehouse,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** The columns of these keys, key → column name, adding those missing while there is room. */
+  /**
+   * The columns of these keys, key → column name, adding those missing while there is room. A key
+   * without a column (over the limit, or the warehouse refused it) is left out: its filters read the JSON.
+   */
   async columnsFor(keys: Iterable<string>): Promise<ReadonlyMap<string, string>> {
-    const existing = await this.existingColumns();
     const columns = new Map<string, string>();
+    const existing = await this.existingColumns();
+    if (existing === null) return columns;
     for (const key of new Set(keys)) {
       const column = materializedColumnName(key);
-      if (!existing.has(column)) {
-        if (existing.size + this.adding.size >= MAX_MATERIALIZED_PERSON_PROPERTIES && !this.adding.has(column)) continue;
-        await this.add(key, column, existing);
-      }
-      columns.set(key, column);
+      if (existing.has(column) || (await this.added(key, column, existing))) columns.set(key, column);
     }
     return columns;
   }
 
-  private existingColumns(): Promise<Set<string>> {
+  private async existingColumns(): Promise<Set<string> | null> {
     this.existing ??= this.warehouse
       .query<{ name: string }>(
         `SELECT name FROM system.columns
          WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, {prefix:String})`,
         { prefix: COLUMN_PREFIX },
       )
-      .then((rows) => new Set(rows.map((row) => row.name)))
-      .catch((error: unknown) => {
-        this.existing = null;
-        throw error;
-      });
-    return this.existing;
+      .then((rows) => new Set(rows.map((row) => row.name)));
+    try {
+      return await this.existing;
+    } catch (error) {
+      this.existing = null;
+      this.onError(error);
+      return null;
+    }
   }
 
-  /** Adds the column once however many requests ask at the same time. */
-  private async add(key: string, column: string, existing: Set<string>): Promise<void> {
-    let adding = this.adding.get(column);
-    if (adding === undefined) {
-      adding = this.addColumn(key, column).finally(() => this.adding.delete(column));
-      this.adding.set(column, adding);
+  /** Adds the column once however many requests ask at the same time; false when it was not added. */
+  private added(key: string, column: string, existing: Set<string>): Promise<boolean> {
+    const inFlight = this.adding.get(column);
+    if (inFlight !== undefined) return inFlight;
+    if (this.refused.has(column) || existing.size + this.adding.size >= MAX_MATERIALIZED_PERSON_PROPERTIES) {
+      return Promise.resolve(false);
     }
-    await adding;
-    existing.add(column);
+    const adding = this.addColumn(key, column)
+      .then(() => {
+        existing.add(column);
+        return true;
+      })
+      .catch((error: unknown) => {
+        this.refused.add(column);
+        this.onError(error);
+        return false;
+      })
+      .finally(() => this.adding.delete(column));
+    this.adding.set(column, adding);
+    return adding;
   }
 
   private async addColumn(key: string, column: string): Promise<void> {

@@ -10,6 +10,7 @@ import {
 } from '../../src/persons/materialized-properties.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import type { Warehouse } from '../../src/storage/warehouse/warehouse.js';
 import { tempDataDir } from '../support/tally.js';
 
 const directory = tempDataDir('tally-pmat-');
@@ -94,6 +95,36 @@ test('past the limit of columns, further keys are left to the JSON', async () =>
     assert.equal(Number(stored!.columns), MAX_MATERIALIZED_PERSON_PROPERTIES);
     // The first test's column counts against the limit too.
     assert.equal(columns.size, MAX_MATERIALIZED_PERSON_PROPERTIES - 1);
+  } finally {
+    await warehouse.close();
+  }
+});
+
+test('a warehouse that refuses the column leaves the filter on the JSON, and is asked once', async (t) => {
+  // A directory of its own: the test before filled the other one's columns up to the limit.
+  const own = tempDataDir('tally-pmat-refused-');
+  t.after(() => fs.rmSync(own, { recursive: true, force: true }));
+  const warehouse = new ChdbWarehouse(own);
+  try {
+    await migrateWarehouse(warehouse);
+    const commands: string[] = [];
+    const refusing: Warehouse = {
+      kind: warehouse.kind,
+      query: (sql, params) => warehouse.query(sql, params),
+      command: async (sql) => {
+        commands.push(sql);
+        throw new Error('Not enough privileges');
+      },
+      insert: (table, rows) => warehouse.insert(table, rows),
+      insertJsonEachRow: (table, text) => warehouse.insertJsonEachRow(table, text),
+      close: async () => {},
+    };
+    const failures: unknown[] = [];
+    const materialized = new MaterializedPersonProperties(refusing, (error) => failures.push(error));
+    assert.deepEqual(await materialized.columnsFor(['refused key']), new Map());
+    assert.deepEqual(await materialized.columnsFor(['refused key']), new Map());
+    assert.equal(commands.length, 1);
+    assert.equal(failures.length, 1);
   } finally {
     await warehouse.close();
   }
