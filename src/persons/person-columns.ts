@@ -2,12 +2,11 @@ import type { PropertyColumns } from '../insights/property-filters.js';
 
 /**
  * What the property-filter compiler reads in queries over the current persons, aliased `person`
- * (`id` the UUID, `properties` and materialized property columns when selected). Only person and
- * cohort filters can apply there; `readsProperties` and `readColumns` tell the query what it must
- * select.
+ * (`id` the UUID; `properties` and materialized property columns when selected). Only person and
+ * cohort filters can apply there; `readColumns` tells the query what it must select.
  */
 export class PersonRowColumns implements PropertyColumns {
-  readsProperties = false;
+  /** The replica columns the compiled filters read besides the id: `properties`, `pmat_…`. */
   readonly readColumns = new Set<string>();
   readonly personId = 'person.id';
 
@@ -22,7 +21,7 @@ export class PersonRowColumns implements PropertyColumns {
   }
 
   get personProperties(): string {
-    this.readsProperties = true;
+    this.readColumns.add('properties');
     return 'person.properties';
   }
 

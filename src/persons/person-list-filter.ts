@@ -54,9 +54,12 @@ export function readPersonListFilter(query: RawQuery): PersonListFilter {
   };
 }
 
+/** The person property that `email` and `search` look in. */
+const EMAIL_PROPERTY = 'email';
+
 /** A person-property filter, for the list's own email conditions (compiled like any other). */
 export function emailFilter(operator: 'exact' | 'icontains', value: string): PropertyFilter {
-  return { kind: 'filter', type: 'person', key: 'email', value, operator, groupTypeIndex: null, negation: false };
+  return { kind: 'filter', type: 'person', key: EMAIL_PROPERTY, value, operator, groupTypeIndex: null, negation: false };
 }
 
 /** Whether the list asks for every person of the project. */
@@ -72,6 +75,6 @@ export function comparedPersonProperties(filter: PersonListFilter): string[] {
     else if (node.type === 'person' && node.operator !== 'is_set' && node.operator !== 'is_not_set') keys.push(node.key);
   };
   visit(filter.properties);
-  if (filter.email !== null || filter.search !== null) keys.push(emailFilter('exact', '').key);
+  if (filter.email !== null || filter.search !== null) keys.push(EMAIL_PROPERTY);
   return keys;
 }

@@ -9,8 +9,9 @@ import { CURRENT_DISTINCT_IDS } from '../storage/warehouse/replicas.js';
 
 /**
  * ClickHouse SQL of the person list, on the warehouse replicas. The current row of each person
- * is aggregated with only the columns the filters read (properties are the heavy part), the page
- * is sorted newest first on that lean set; the page's persons are then read from the catalog by key.
+ * is resolved (FINAL) with only the columns the filters read (the properties JSON is the heavy
+ * part; a materialized property column is light), the page is sorted newest first on that lean
+ * set; the page's persons are then read from the catalog by key.
  */
 
 function onlyFilter(filter: PropertyFilter): PropertyGroup {
@@ -44,8 +45,8 @@ export class PersonListSql {
     private readonly params: SqlParams,
     private readonly prefilter: string,
     private readonly condition: string,
-    private readonly withProperties: boolean,
-    private readonly materializedColumns: readonly string[],
+    /** The replica columns the condition reads besides the id (see PersonRowColumns). */
+    private readonly filterColumns: readonly string[],
   ) {}
 
   /** `materialized`: the person properties stored by key on the replica (key → column). */
@@ -83,13 +84,13 @@ export class PersonListSql {
     }
     const condition = conditions.map((condition) => `(${condition})`).join(' AND ');
     const prefilter = prefilters.map((candidates) => `AND (${candidates})`).join(' ');
-    return new PersonListSql(params, prefilter, condition, columns.readsProperties, [...columns.readColumns]);
+    return new PersonListSql(params, prefilter, condition, [...columns.readColumns]);
   }
 
-  /** The current persons (see replicas.ts), reading properties and their columns only when a filter needs them. */
+  /** The current persons (see replicas.ts), with the property columns the filters read. */
   private currentPersons(): string {
-    const properties = [...(this.withProperties ? ['properties'] : []), ...this.materializedColumns].map((column) => `, ${column}`).join('');
-    return `SELECT id, person_id, created_at${properties}
+    const read = this.filterColumns.map((column) => `, ${column}`).join('');
+    return `SELECT id, person_id, created_at${read}
       FROM persons FINAL
       WHERE team_id = {team_id:Int64} AND is_deleted = 0 ${this.prefilter}`;
   }
@@ -126,8 +127,7 @@ export class PersonListSql {
   page(limit: number, offset: number): { sql: string; params: Record<string, unknown> } {
     const params = new SqlParams(this.params.all);
     const limitClause = `LIMIT ${params.named('page_limit', limit, 'UInt64')} OFFSET ${params.named('page_offset', offset, 'UInt64')}`;
-    const readsProperties = this.withProperties || this.materializedColumns.length > 0;
-    return { sql: this.keys(limitClause, '', readsProperties), params: params.all };
+    return { sql: this.keys(limitClause, '', this.filterColumns.length > 0), params: params.all };
   }
 
   /** The next `size` persons after `cursor` (from the start when null): CSV exports walk the list this way. */

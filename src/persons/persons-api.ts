@@ -39,7 +39,7 @@ export function createPersonsApi(
   const deletionTasks = new DeletionTaskRepository();
   const read = new PersonService(catalog.db, persons);
   const materialized = new MaterializedPersonProperties(warehouse, (error) =>
-    console.error('storing a person property column failed; filters on it stay correct, reading it from the JSON', error),
+    console.error('a person property column could not be listed, added or filled; filters on it read the JSON meanwhile', error),
   );
   return {
     read,
