@@ -48,6 +48,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
 
   await app.register(async (api) => {
     api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
+    // Acknowledged captures are processed behind the answer; an API call sees all of them.
+    api.addHook('preHandler', () => context.ingestion.flush());
     await projectRoutes(api, context);
     await trendRoutes(api, context);
     await personRoutes(api, context);

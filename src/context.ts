@@ -5,7 +5,7 @@ import { EventWriter } from './capture/event-writer.js';
 import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
 import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';
-import { WarehouseSync } from './storage/warehouse/warehouse-sync.js';
+import { IngestionConsumer } from './capture/ingestion-consumer.js';
 import { Mutex } from './util/mutex.js';
 import { AccountRepository } from './accounts/account-repository.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
@@ -46,8 +46,8 @@ export interface AppContext {
   groupTypes: GroupTypeRegistry;
   /** Keeps the warehouse replicas of catalog rows in step. */
   relay: OutboxRelay;
-  /** Moves committed replica changes and accepted events into the warehouse. */
-  sync: WarehouseSync;
+  /** Processes acknowledged captures behind the answer; every read awaits it. */
+  ingestion: IngestionConsumer;
   /** Serialises every write to persons, from capture and from the persons API. */
   personWriteLock: Mutex;
   capture: CaptureService;
@@ -66,21 +66,19 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const definitions = new DefinitionRecorder(catalog.db);
   const groupTypes = new GroupTypeRegistry();
   const relay = new OutboxRelay(catalog.db, storedWarehouse);
-  const sync = new WarehouseSync(catalog.db, relay, new EventWriter(storedWarehouse), (error) =>
-    console.error('warehouse sync failed; the next read or capture retries it', error),
-  );
-  // Everything below reads through this, so every read sees every committed write.
-  const warehouse = new ConsistentWarehouse(storedWarehouse, sync);
   const personWriteLock = new Mutex();
-  const capture = new CaptureService(
+  const ingestion = new IngestionConsumer(
     catalog,
-    projectRepository,
-    groupTypes,
     relay,
-    sync,
+    new EventWriter(storedWarehouse),
+    groupTypes,
     definitions,
     personWriteLock,
+    (error) => console.error('processing captured events failed; the next read or capture retries it', error),
   );
+  // Everything below reads through this, so every read sees every acknowledged write.
+  const warehouse = new ConsistentWarehouse(storedWarehouse, ingestion);
+  const capture = new CaptureService(catalog, projectRepository, ingestion);
   const actionRepository = new ActionRepository(catalog.db);
   const cohortRepository = new CohortRepository(catalog.db);
   // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.
@@ -102,7 +100,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
     groupTypes,
     relay,
-    sync,
+    ingestion,
     personWriteLock,
     capture,
     flags: new FlagsService(projectRepository),

@@ -5,6 +5,8 @@ import { createContext, type AppContext } from './context.js';
 import { openCatalog } from './storage/catalog/catalog.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { openWarehouse } from './storage/warehouse/open.js';
+import { EventWriter } from './capture/event-writer.js';
+import { drainLegacyPendingEvents } from './capture/legacy-pending-events.js';
 
 export interface OpenStores {
   context: AppContext;
@@ -28,18 +30,17 @@ export async function openStores(config: Config): Promise<OpenStores> {
       throw error;
     }
     const context = createContext(config, catalog, warehouse);
-    // Move whatever a crash left between a catalog commit and the warehouse.
-    await context.sync.flush();
+    // Process whatever was acknowledged before a crash or stop.
+    await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
+    await context.ingestion.flush();
     await context.relay.pruneApplied(catalog.db);
-    await context.sync.pruneMoved(catalog.db);
     const bootstrap = await bootstrapIfEmpty(context);
     return {
       context,
       bootstrap,
       async close() {
-        await context.sync.flush();
+        await context.ingestion.flush();
         await context.relay.pruneApplied(catalog.db);
-        await context.sync.pruneMoved(catalog.db);
         await warehouse.close();
         await catalog.close();
         lock?.release();

@@ -12,12 +12,22 @@ function keyText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+interface GroupState {
+  index: number;
+  groupKey: string;
+  properties: Record<string, unknown>;
+  createdAt: string;
+  version: number;
+}
+
 /**
- * Groups for one event: `$groups` becomes `$group_N` properties and columns, and
- * `$groupidentify` upserts the group with its `$group_set` (ingestion spec A3 "Groups").
+ * Groups for a batch of events: `$groups` becomes `$group_N` properties and columns, and
+ * `$groupidentify` upserts the group with its `$group_set` (ingestion spec A3 "Groups"). Groups
+ * are read when first seen and changed in memory; `write` stores them in the caller's transaction.
  */
 export class GroupProcessor {
-  readonly outbox: OutboxEntry[] = [];
+  private readonly groups = new Map<string, GroupState>();
+  private readonly changed = new Set<GroupState>();
 
   constructor(
     private readonly db: CatalogDb,
@@ -49,40 +59,65 @@ export class GroupProcessor {
     const set = typeof groupSet === 'object' && groupSet !== null && !Array.isArray(groupSet) ? groupSet : null;
     const index = await this.groupTypes.indexOf(this.db, this.teamId, groupType, set !== null);
     if (index === null) return;
-    const groupKey = keyText(rawKey);
-    const existing = await this.db
-      .selectFrom('groups')
-      .selectAll()
-      .where('team_id', '=', this.teamId)
-      .where('group_type_index', '=', index)
-      .where('group_key', '=', groupKey)
-      .executeTakeFirst();
-    const properties = { ...parseJsonColumn<Record<string, unknown>>(existing?.properties ?? null, {}), ...(set ?? {}) };
-    const createdAt = existing?.created_at ?? isoWithMicros(event.time);
-    const version = Number(existing?.version ?? -1) + 1;
-    await this.db
-      .insertInto('groups')
-      .values({
-        team_id: this.teamId,
-        group_type_index: index,
-        group_key: groupKey,
-        properties: JSON.stringify(properties),
-        created_at: createdAt,
-        version,
-      })
-      .onConflict((conflict) =>
-        conflict.columns(['team_id', 'group_type_index', 'group_key']).doUpdateSet({ properties: JSON.stringify(properties), version }),
-      )
-      .execute();
-    this.outbox.push({
-      target: 'groups',
-      row: {
-        team_id: this.teamId,
-        group_type_index: index,
-        group_key: groupKey,
-        group_properties: JSON.stringify(properties),
-        created_at: isoToClickhouse(createdAt),
-      },
-    });
+    const group = await this.groupFor(index, keyText(rawKey), event);
+    group.properties = { ...group.properties, ...(set ?? {}) };
+    group.version += 1;
+    this.changed.add(group);
+  }
+
+  private async groupFor(index: number, groupKey: string, event: NormalizedEvent): Promise<GroupState> {
+    const key = `${index}:${groupKey}`;
+    let group = this.groups.get(key);
+    if (!group) {
+      const stored = await this.db
+        .selectFrom('groups')
+        .selectAll()
+        .where('team_id', '=', this.teamId)
+        .where('group_type_index', '=', index)
+        .where('group_key', '=', groupKey)
+        .executeTakeFirst();
+      group = {
+        index,
+        groupKey,
+        properties: parseJsonColumn<Record<string, unknown>>(stored?.properties ?? null, {}),
+        createdAt: stored?.created_at ?? isoWithMicros(event.time),
+        version: Number(stored?.version ?? -1),
+      };
+      this.groups.set(key, group);
+    }
+    return group;
+  }
+
+  /** Stores the groups identified in the batch and returns their replica changes. */
+  async write(db: CatalogDb): Promise<OutboxEntry[]> {
+    const outbox: OutboxEntry[] = [];
+    for (const group of this.changed) {
+      const properties = JSON.stringify(group.properties);
+      await db
+        .insertInto('groups')
+        .values({
+          team_id: this.teamId,
+          group_type_index: group.index,
+          group_key: group.groupKey,
+          properties,
+          created_at: group.createdAt,
+          version: group.version,
+        })
+        .onConflict((conflict) =>
+          conflict.columns(['team_id', 'group_type_index', 'group_key']).doUpdateSet({ properties, version: group.version }),
+        )
+        .execute();
+      outbox.push({
+        target: 'groups',
+        row: {
+          team_id: this.teamId,
+          group_type_index: group.index,
+          group_key: group.groupKey,
+          group_properties: properties,
+          created_at: isoToClickhouse(group.createdAt),
+        },
+      });
+    }
+    return outbox;
   }
 }

@@ -3,8 +3,8 @@ import { elementsToChain } from './elements-chain.js';
 import type { IncomingEvent } from './event-parser.js';
 import { resolveEventTime } from './timestamps.js';
 
-/** An event ready for person processing and storage. */
-export interface NormalizedEvent {
+/** An event as the capture log keeps it: accepted, with its time resolved. */
+export interface LoggedEvent {
   uuid: string;
   event: string;
   distinctId: string;
@@ -14,6 +14,10 @@ export interface NormalizedEvent {
   time: number;
   elementsChain: string;
   processPerson: boolean;
+}
+
+/** An event ready for person processing and storage. */
+export interface NormalizedEvent extends LoggedEvent {
   personUpdate: PersonUpdate;
 }
 
@@ -123,7 +127,7 @@ function addInitialProperties(properties: Record<string, unknown>): void {
  * resolves the time, applies `$process_person_profile`, adds `$initial_*` properties and moves
  * `$elements` into elements_chain. Returns null for events PostHog drops.
  */
-export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContext): NormalizedEvent | null {
+export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContext): LoggedEvent | null {
   const properties = incoming.properties;
   if (incoming.set) properties.$set = { ...objectOrEmpty(properties.$set), ...incoming.set };
   if (incoming.setOnce) properties.$set_once = { ...objectOrEmpty(properties.$set_once), ...incoming.setOnce };
@@ -156,7 +160,6 @@ export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContex
   delete properties.$elements;
   delete properties.$elements_chain;
 
-  const updatesPerson = processPerson && !NO_PERSON_PROPERTY_UPDATES.has(incoming.event);
   return {
     uuid: incoming.uuid ?? uuidv7(),
     event: incoming.event,
@@ -171,10 +174,18 @@ export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContex
     }),
     elementsChain,
     processPerson,
+  };
+}
+
+/** The person update an event carries, worked out from its stored properties when it is processed. */
+export function withPersonUpdate(event: LoggedEvent): NormalizedEvent {
+  const updatesPerson = event.processPerson && !NO_PERSON_PROPERTY_UPDATES.has(event.event);
+  return {
+    ...event,
     personUpdate: {
-      set: updatesPerson ? objectOrEmpty(properties.$set) : {},
-      setOnce: updatesPerson ? objectOrEmpty(properties.$set_once) : {},
-      unset: updatesPerson ? unsetKeys(properties.$unset) : [],
+      set: updatesPerson ? objectOrEmpty(event.properties.$set) : {},
+      setOnce: updatesPerson ? objectOrEmpty(event.properties.$set_once) : {},
+      unset: updatesPerson ? unsetKeys(event.properties.$unset) : [],
     },
   };
 }

@@ -1,6 +1,6 @@
-import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import { v5 as uuidv5 } from 'uuid';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { PERSON_UUID_NAMESPACE, type PersonRecord } from '../persons/person.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-replica.js';
@@ -8,8 +8,6 @@ import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-re
 /** A person while a batch is processed; `id` is null until a new person is inserted. */
 export interface PersonState extends Omit<PersonRecord, 'id'> {
   id: number | null;
-  /** Distinct ids gained in this batch, not yet in the catalog. */
-  newDistinctIds: string[];
   dirty: boolean;
 }
 
@@ -17,15 +15,31 @@ export function personUuidFor(teamId: number, distinctId: string): string {
   return uuidv5(`${teamId}:${distinctId}`, PERSON_UUID_NAMESPACE);
 }
 
+/** A distinct id linked to a person in this batch, in the order the links were made. */
+interface NewLink {
+  distinctId: string;
+  person: PersonState;
+  /** Moved on by a merge: a later link of the same id takes its place. */
+  moved: boolean;
+}
+
 /**
- * The persons one capture request touches, held in memory while its events are processed in
- * order, then written back in a few multi-row statements with their outbox entries. Rare
- * operations (merges) write through immediately after flushing what is pending.
+ * The persons a batch of events touches, held in memory while the events are processed in
+ * order; nothing is written until `write`, which the caller runs in one transaction after the
+ * batch is complete. Until then the catalog is only read, so a batch that fails (or a process
+ * that dies) leaves it as it was, and processing the same events again gives the same result:
+ * new persons get UUIDs derived from their data, never random ones.
  */
 export class PersonBatch {
   private readonly byDistinctId = new Map<string, PersonState | null>();
+  private readonly byId = new Map<number, PersonState>();
   private readonly touched = new Set<PersonState>();
-  private readonly outbox: OutboxEntry[] = [];
+  private readonly links: NewLink[] = [];
+  /** The links each person gained in this batch, its own and those of persons merged into it. */
+  private readonly linksOf = new Map<PersonState, NewLink[]>();
+  /** Stored persons merged into another person: deleted when the batch is written. */
+  private readonly mergedAway: PersonState[] = [];
+  private readonly takenUuids = new Set<string>();
 
   constructor(
     private readonly db: CatalogDb,
@@ -33,29 +47,27 @@ export class PersonBatch {
     private readonly persons: PersonRepository,
   ) {}
 
+  /** Loads the persons of these distinct ids, and which UUIDs new persons for the others cannot take. */
   async preload(distinctIds: readonly string[]): Promise<void> {
-    const wanted = distinctIds.filter((id) => !this.byDistinctId.has(id));
+    const wanted = [...new Set(distinctIds)].filter((id) => !this.byDistinctId.has(id));
     if (wanted.length === 0) return;
     const found = await this.persons.findByDistinctIds(this.db, this.teamId, wanted);
-    const states = new Map<number, PersonState>();
+    const unknown: string[] = [];
     for (const distinctId of wanted) {
       const record = found.get(distinctId);
       if (!record) {
         this.byDistinctId.set(distinctId, null);
+        unknown.push(personUuidFor(this.teamId, distinctId));
         continue;
       }
-      let state = states.get(record.id) ?? this.stateOfLoadedPerson(record.id);
+      let state = this.byId.get(record.id);
       if (!state) {
-        state = { ...record, newDistinctIds: [], dirty: false };
-        states.set(record.id, state);
+        state = { ...record, dirty: false };
+        this.byId.set(record.id, state);
       }
       this.byDistinctId.set(distinctId, state);
     }
-  }
-
-  private stateOfLoadedPerson(id: number): PersonState | undefined {
-    for (const state of this.byDistinctId.values()) if (state && state.id === id) return state;
-    return undefined;
+    for (const uuid of await this.persons.takenUuids(this.db, unknown)) this.takenUuids.add(uuid);
   }
 
   async personFor(distinctId: string): Promise<PersonState | null> {
@@ -63,27 +75,35 @@ export class PersonBatch {
     return this.byDistinctId.get(distinctId) ?? null;
   }
 
-  create(distinctIds: string[], properties: Record<string, unknown>, isIdentified: boolean, createdAt: string): PersonState {
+  /** A new person for distinct ids that have none; `creatorEventUuid` makes its UUID unique when the usual one is taken. */
+  create(
+    distinctIds: string[],
+    properties: Record<string, unknown>,
+    isIdentified: boolean,
+    createdAt: string,
+    creatorEventUuid: string,
+  ): PersonState {
+    let uuid = personUuidFor(this.teamId, distinctIds[0]!);
+    if (this.takenUuids.has(uuid)) uuid = uuidv5(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`, PERSON_UUID_NAMESPACE);
+    this.takenUuids.add(uuid);
     const state: PersonState = {
       id: null,
-      uuid: personUuidFor(this.teamId, distinctIds[0]!),
+      uuid,
       teamId: this.teamId,
       properties,
       isIdentified,
       createdAt,
       lastSeenAt: null,
       version: 0,
-      newDistinctIds: [...distinctIds],
       dirty: true,
     };
-    for (const distinctId of distinctIds) this.byDistinctId.set(distinctId, state);
+    for (const distinctId of distinctIds) this.link(distinctId, state);
     this.touched.add(state);
     return state;
   }
 
   addDistinctId(person: PersonState, distinctId: string): void {
-    person.newDistinctIds.push(distinctId);
-    this.byDistinctId.set(distinctId, person);
+    this.link(distinctId, person);
     this.markDirty(person);
   }
 
@@ -94,39 +114,30 @@ export class PersonBatch {
 
   /** Merges `other` into `into` (ingestion spec A3): properties, earliest creation, all ids. */
   async merge(into: PersonState, other: PersonState): Promise<void> {
-    await this.flush();
-    const intoId = into.id!;
-    const otherId = other.id!;
-    const moved = await this.persons.moveDistinctIds(this.db, otherId, intoId);
-    await this.persons.deletePerson(this.db, otherId);
+    // The merged person's ids follow the survivor's own, stored ones first, as they were gained.
+    if (other.id !== null) {
+      for (const distinctId of await this.persons.distinctIdsOf(this.db, other.id)) this.link(distinctId, into);
+      this.mergedAway.push(other);
+    }
+    for (const link of this.linksOf.get(other) ?? []) {
+      link.moved = true;
+      this.link(link.distinctId, into);
+    }
+    this.linksOf.delete(other);
     into.properties = { ...other.properties, ...into.properties };
     if (other.createdAt < into.createdAt) into.createdAt = other.createdAt;
     into.isIdentified = true;
     into.version = Math.max(into.version, other.version);
-    for (const distinctId of moved) {
-      this.byDistinctId.set(distinctId, into);
-      this.outbox.push(distinctIdReplicaEntry(this.teamId, distinctId, into.uuid));
-    }
-    for (const [distinctId, state] of this.byDistinctId) if (state === other) this.byDistinctId.set(distinctId, into);
-    this.outbox.push(personReplicaEntry({ ...other, id: otherId }, true));
     this.touched.delete(other);
     this.markDirty(into);
   }
 
-  /** Writes every pending change and its outbox entries. */
-  async flush(): Promise<void> {
+  /** Writes every change of the batch and returns the replica changes, in the caller's transaction. */
+  async write(db: CatalogDb): Promise<OutboxEntry[]> {
+    const outbox: OutboxEntry[] = [];
     const created = [...this.touched].filter((person) => person.id === null);
     if (created.length > 0) {
-      const taken = await this.persons.takenUuids(
-        this.db,
-        created.map((person) => person.uuid),
-      );
-      const seen = new Set<string>();
-      for (const person of created) {
-        if (taken.has(person.uuid) || seen.has(person.uuid)) person.uuid = uuidv7();
-        seen.add(person.uuid);
-      }
-      const ids = await this.persons.insertPersons(this.db, created);
+      const ids = await this.persons.insertPersons(db, created);
       for (const person of created) {
         person.id = ids.get(person.uuid)!;
         person.dirty = false;
@@ -135,22 +146,30 @@ export class PersonBatch {
     const updated = [...this.touched].filter((person) => person.dirty);
     for (const person of updated) person.version += 1;
     await this.persons.updatePersons(
-      this.db,
+      db,
       updated.map((person) => ({ ...person, id: person.id! })),
     );
-    const links = [...this.touched].flatMap((person) =>
-      person.newDistinctIds.map((distinctId) => ({ teamId: this.teamId, distinctId, personId: person.id! })),
-    );
-    await this.persons.insertDistinctIds(this.db, links);
-    for (const person of this.touched) {
-      this.outbox.push(personReplicaEntry({ ...person, id: person.id! }));
-      for (const distinctId of person.newDistinctIds) {
-        this.outbox.push(distinctIdReplicaEntry(this.teamId, distinctId, person.uuid));
-      }
-      person.newDistinctIds = [];
-      person.dirty = false;
+    for (const person of this.mergedAway) {
+      await this.persons.deletePerson(db, person.id!);
+      outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
     }
-    this.touched.clear();
-    await appendToOutbox(this.db, this.outbox.splice(0));
+    // A link that is not moved belongs to a person that survives the batch.
+    const links = this.links.filter((link) => !link.moved);
+    await this.persons.insertDistinctIds(
+      db,
+      links.map((link) => ({ teamId: this.teamId, distinctId: link.distinctId, personId: link.person.id! })),
+    );
+    for (const person of this.touched) outbox.push(personReplicaEntry({ ...person, id: person.id! }));
+    for (const link of links) outbox.push(distinctIdReplicaEntry(this.teamId, link.distinctId, link.person.uuid));
+    return outbox;
+  }
+
+  private link(distinctId: string, person: PersonState): void {
+    const link: NewLink = { distinctId, person, moved: false };
+    this.links.push(link);
+    this.byDistinctId.set(distinctId, person);
+    const links = this.linksOf.get(person);
+    if (links) links.push(link);
+    else this.linksOf.set(person, [link]);
   }
 }

@@ -130,7 +130,7 @@ export class PersonProcessor {
       if (existing) {
         person = existing;
       } else {
-        person = this.batch.create([event.distinctId], initialProperties(event), false, createdAt);
+        person = this.batch.create([event.distinctId], initialProperties(event), false, createdAt, event.uuid);
         freshlyCreated = true;
       }
     }
@@ -154,7 +154,10 @@ export class PersonProcessor {
     const into = await this.batch.personFor(event.distinctId);
     const other = await this.batch.personFor(otherId);
     if (!into && !other) {
-      return { person: this.batch.create([event.distinctId, otherId], initialProperties(event), true, createdAt), freshlyCreated: true };
+      return {
+        person: this.batch.create([event.distinctId, otherId], initialProperties(event), true, createdAt, event.uuid),
+        freshlyCreated: true,
+      };
     }
     if (into && !other) {
       this.batch.addDistinctId(into, otherId);

@@ -87,8 +87,8 @@ export class DefinitionRecorder {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async record(teamId: number, events: RecordableEvent[]): Promise<void> {
-    const nowMs = this.now();
+  /** Records the events of one request; `nowMs` is when it was received (the ingestion time). */
+  async record(teamId: number, events: RecordableEvent[], nowMs = this.now()): Promise<void> {
     const period = Math.floor(nowMs / LAST_SEEN_PERIOD_MS);
     const pending = new PendingWrites();
     for (const event of events) this.collect(teamId, event, period, nowMs, pending);

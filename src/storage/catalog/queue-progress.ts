@@ -1,17 +1,17 @@
 import type { CatalogDb } from './catalog.js';
 
 /**
- * How far a catalog queue (the replica outbox, the pending events) has been carried into the
- * warehouse. Carried rows are deleted later, preferably inside a writer's own transaction, so
- * carrying costs no catalog commit of its own; until then a restart carries them again, which
- * the warehouse side makes harmless (same replica versions, uuid dedup for events).
+ * How far a catalog queue (the replica outbox) has been carried into the warehouse. Carried rows
+ * are deleted later, preferably inside a writer's own transaction, so carrying costs no catalog
+ * commit of its own; until then a restart carries them again, which the warehouse side makes
+ * harmless (same replica versions).
  */
 export class QueueProgress {
   private carried = 0;
   private pruned = 0;
 
   constructor(
-    private readonly table: 'warehouse_outbox' | 'pending_event_batches',
+    private readonly table: 'warehouse_outbox',
     /** Carried rows left before the queue's owner prunes them with a commit of its own. */
     private readonly pruneThreshold: number,
   ) {}

@@ -187,7 +187,10 @@ export interface StaticCohortMemberTable {
   created_at: string;
 }
 
-/** The accepted events of one capture request, waiting for the warehouse. */
+/**
+ * Processed events of one capture request, waiting for the warehouse: the queue before the
+ * capture log. Drained and dropped at start-up (see legacy-pending-events.ts).
+ */
 export interface PendingEventBatchTable {
   id: Generated<number>;
   team_id: number;
@@ -195,6 +198,17 @@ export interface PendingEventBatchTable {
   uuids: string;
   /** The warehouse events rows, one JSON object per line (JSONEachRow). */
   rows: string;
+}
+
+/** One accepted capture request, waiting to be processed. */
+export interface CaptureLogTable {
+  id: Generated<number>;
+  team_id: number;
+  /** When the request arrived, epoch milliseconds: the events' `created_at`. */
+  received_at: number;
+  event_count: number;
+  /** The request's events after normalisation, a JSON array of LoggedEvent. */
+  events: string;
 }
 
 export interface CatalogSchema {
@@ -211,6 +225,7 @@ export interface CatalogSchema {
   event_properties: EventPropertyTable;
   warehouse_outbox: WarehouseOutboxTable;
   pending_event_batches: PendingEventBatchTable;
+  capture_log: CaptureLogTable;
   activity_log: ActivityLogTable;
   event_deletion_tasks: EventDeletionTaskTable;
   actions: ActionTable;

@@ -1,14 +1,18 @@
 import type { QueryParams, Warehouse } from './warehouse.js';
-import type { WarehouseSync } from './warehouse-sync.js';
+
+/** What must be done before a read: everything acknowledged is in the warehouse once it resolves. */
+export interface PendingWrites {
+  flush(): Promise<void>;
+}
 
 /**
- * The warehouse as every reader sees it: each query and command first waits for the sync, so
- * it reflects every write the catalog has committed (read-your-writes across the two stores).
+ * The warehouse as every reader sees it: each query and command first waits for the pending
+ * writes (the ingestion consumer), so it reflects every acknowledged write.
  */
 export class ConsistentWarehouse implements Warehouse {
   constructor(
     private readonly stored: Warehouse,
-    private readonly sync: WarehouseSync,
+    private readonly pending: PendingWrites,
   ) {}
 
   get kind() {
@@ -16,12 +20,12 @@ export class ConsistentWarehouse implements Warehouse {
   }
 
   async query<T>(sql: string, params?: QueryParams): Promise<T[]> {
-    await this.sync.flush();
+    await this.pending.flush();
     return this.stored.query<T>(sql, params);
   }
 
   async command(sql: string, params?: QueryParams): Promise<void> {
-    await this.sync.flush();
+    await this.pending.flush();
     return this.stored.command(sql, params);
   }
 

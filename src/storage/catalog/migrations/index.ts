@@ -7,6 +7,7 @@ import { personsApiMigration } from './004-persons-api.js';
 import { actionsCohortsMigration } from './005-actions-cohorts.js';
 import { personListIndexesMigration } from './006-person-list-indexes.js';
 import { pendingEventBatchesMigration } from './007-pending-event-batches.js';
+import { captureLogMigration } from './008-capture-log.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -21,6 +22,7 @@ const migrations: Record<string, CatalogMigration> = {
   '005-actions-cohorts': actionsCohortsMigration,
   '006-person-list-indexes': personListIndexesMigration,
   '007-pending-event-batches': pendingEventBatchesMigration,
+  '008-capture-log': captureLogMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {

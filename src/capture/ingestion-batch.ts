@@ -1,0 +1,107 @@
+import type { RecordableEvent } from '../definitions/definition-recorder.js';
+import type { PersonRepository } from '../persons/person-repository.js';
+import type { CatalogDb } from '../storage/catalog/catalog.js';
+import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
+import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import type { StoredCaptureLogEntry } from './capture-log.js';
+import type { EventRow, SerialisedEventRow } from './event-writer.js';
+import { GroupProcessor } from './group-processor.js';
+import type { GroupTypeRegistry } from './group-types.js';
+import { withPersonUpdate, type NormalizedEvent } from './normalize-event.js';
+import { PersonBatch } from './person-batch.js';
+import { PersonProcessor } from './person-processor.js';
+
+const EPOCH = '1970-01-01 00:00:00.000000';
+
+interface CatalogChanges {
+  write(db: CatalogDb): Promise<OutboxEntry[]>;
+}
+
+/**
+ * Person and group processing for consecutive capture-log entries, in log order. `process` only
+ * reads the catalog and produces the warehouse rows; `write` then stores every person and group
+ * change with its replica changes, in the caller's transaction.
+ */
+export class IngestionBatch {
+  readonly rows: SerialisedEventRow[] = [];
+  /** Per request, the events for the definitions recorder. */
+  readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
+  private readonly changes: CatalogChanges[] = [];
+
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly groupTypes: GroupTypeRegistry,
+    private readonly persons: PersonRepository,
+  ) {}
+
+  async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
+    const teams = new Map<number, StoredCaptureLogEntry[]>();
+    for (const entry of entries) {
+      const list = teams.get(entry.teamId);
+      if (list) list.push(entry);
+      else teams.set(entry.teamId, [entry]);
+    }
+    for (const [teamId, teamEntries] of teams) await this.processTeam(teamId, teamEntries);
+  }
+
+  async write(db: CatalogDb): Promise<void> {
+    await this.groupTypes.writeAssigned(db);
+    const outbox: OutboxEntry[] = [];
+    for (const changes of this.changes) outbox.push(...(await changes.write(db)));
+    await appendToOutbox(db, outbox);
+  }
+
+  private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
+    const persons = new PersonBatch(this.db, teamId, this.persons);
+    const events = entries.map((entry) => entry.events.map(withPersonUpdate));
+    await persons.preload(events.flat().flatMap((event) => [event.distinctId, ...mergeIds(event)]));
+    const personProcessor = new PersonProcessor(persons, teamId);
+    const groupProcessor = new GroupProcessor(this.db, teamId, this.groupTypes);
+    for (const [position, entry] of entries.entries()) {
+      const createdAt = epochMsToClickhouse(entry.receivedAt);
+      const recordable: RecordableEvent[] = [];
+      this.recordable.push({ teamId, receivedAt: entry.receivedAt, events: recordable });
+      for (const event of events[position]!) {
+        const groups = await groupProcessor.process(event);
+        const person = await personProcessor.process(event);
+        const row: EventRow = {
+          uuid: event.uuid,
+          team_id: teamId,
+          event: event.event,
+          distinct_id: event.distinctId,
+          properties: JSON.stringify(event.properties),
+          timestamp: epochMsToClickhouse(event.time),
+          created_at: createdAt,
+          elements_chain: event.elementsChain,
+          person_id: person.personId,
+          person_properties: JSON.stringify(person.personProperties),
+          person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
+          person_mode: person.personMode,
+          $group_0: groups[0],
+          $group_1: groups[1],
+          $group_2: groups[2],
+          $group_3: groups[3],
+          $group_4: groups[4],
+          $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
+        };
+        this.rows.push({ teamId, uuid: event.uuid, json: JSON.stringify(row) });
+        recordable.push({
+          event: event.event,
+          properties: event.properties,
+          groupTypeIndex: await this.groupTypeIndexOf(teamId, event),
+        });
+      }
+    }
+    this.changes.push(persons, groupProcessor);
+  }
+
+  private async groupTypeIndexOf(teamId: number, event: NormalizedEvent): Promise<number | undefined> {
+    if (event.event !== '$groupidentify' || typeof event.properties.$group_type !== 'string') return undefined;
+    return (await this.groupTypes.indexOf(this.db, teamId, event.properties.$group_type, false)) ?? undefined;
+  }
+}
+
+function mergeIds(event: NormalizedEvent): string[] {
+  const ids = [event.properties.$anon_distinct_id, event.properties.alias];
+  return ids.filter((id): id is string => typeof id === 'string');
+}

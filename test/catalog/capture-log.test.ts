@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { describe, test } from 'node:test';
+import { appendToCaptureLog, lastCaptureLogId, readCaptureLog, removeFromCaptureLog } from '../../src/capture/capture-log.js';
+import { EventWriter, type EventRow } from '../../src/capture/event-writer.js';
+import { drainLegacyPendingEvents } from '../../src/capture/legacy-pending-events.js';
+import type { LoggedEvent } from '../../src/capture/normalize-event.js';
+import { openCatalog, SQLITE_FILE, type CatalogOptions } from '../../src/storage/catalog/catalog.js';
+import { catalogMigrations } from '../../src/storage/catalog/migrations/index.js';
+import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
+import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import { createPostgresDatabase, POSTGRES_SKIP_REASON } from '../support/catalogs.js';
+import { tempDataDir } from '../support/tally.js';
+
+function eventRow(uuid: string, event: string): EventRow {
+  return {
+    uuid,
+    team_id: 7,
+    event,
+    distinct_id: 'd',
+    properties: '{"line":"one\\ntwo"}',
+    timestamp: '2024-01-01 00:00:00.000000',
+    created_at: '2024-01-01 00:00:00.000000',
+    elements_chain: '',
+    person_id: '00000000-0000-0000-0000-000000000000',
+    person_properties: '{}',
+    person_created_at: '1970-01-01 00:00:00.000000',
+    person_mode: 'full',
+    $group_0: '',
+    $group_1: '',
+    $group_2: '',
+    $group_3: '',
+    $group_4: '',
+    $session_id: '',
+  };
+}
+
+function loggedEvent(uuid: string, event: string): LoggedEvent {
+  return {
+    uuid,
+    event,
+    distinctId: 'd',
+    properties: { line: 'one\ntwo', quote: '"', emoji: '\u{1F600}', nested: { list: [1, null, true] } },
+    time: 1_704_067_200_000.123,
+    elementsChain: '',
+    processPerson: true,
+  };
+}
+
+const UUIDS = ['0190a3f2-0000-7000-8000-000000000001', '0190a3f2-0000-7000-8000-000000000002', '0190a3f2-0000-7000-8000-000000000003'];
+
+/** A catalog location on each backend, opened raw (for a schema before the latest) or as the server opens it. */
+const LOCATIONS = [
+  {
+    name: 'sqlite',
+    skip: null,
+    async create() {
+      const dataDir = tempDataDir('tally-capture-log-');
+      return {
+        options: { databaseUrl: null, dataDir } satisfies CatalogOptions,
+        raw: () => new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(path.join(dataDir, SQLITE_FILE)) }) }),
+        dialect: 'sqlite' as const,
+        drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    skip: POSTGRES_SKIP_REASON,
+    async create() {
+      const database = await createPostgresDatabase();
+      return {
+        options: { databaseUrl: database.url, dataDir: tempDataDir('tally-unused-') } satisfies CatalogOptions,
+        raw: () => new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) }),
+        dialect: 'postgres' as const,
+        drop: () => database.drop(),
+      };
+    },
+  },
+];
+
+for (const location of LOCATIONS) {
+  describe(`capture log on ${location.name}`, { skip: location.skip ?? false }, () => {
+    test('requests read back whole and in order, about a budget of events at a time, up to a bound; removal up to an id', async () => {
+      const place = await location.create();
+      const catalog = await openCatalog(place.options);
+      try {
+        assert.equal(await lastCaptureLogId(catalog.db), 0);
+        await appendToCaptureLog(catalog.db, [
+          { teamId: 7, receivedAt: 1_704_067_300_000, events: [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')] },
+          { teamId: 8, receivedAt: 1_704_067_400_000, events: [loggedEvent(UUIDS[2]!, 'c')] },
+        ]);
+        const end = await lastCaptureLogId(catalog.db);
+        const first = await readCaptureLog(catalog.db, 1, end);
+        assert.equal(first.length, 1, 'a request over the budget is still read, alone');
+        assert.deepEqual(
+          first.map((entry) => [entry.teamId, entry.receivedAt, entry.events]),
+          [[7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]]],
+        );
+        const both = await readCaptureLog(catalog.db, 3, end);
+        assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
+        assert.deepEqual(both[1]!.events, [loggedEvent(UUIDS[2]!, 'c')]);
+        assert.equal((await readCaptureLog(catalog.db, 10, first[0]!.id)).length, 1, 'nothing past the bound');
+        await removeFromCaptureLog(catalog.db, first[0]!.id);
+        assert.deepEqual((await readCaptureLog(catalog.db, 10, end)).map((entry) => entry.id), [both[1]!.id]);
+        await removeFromCaptureLog(catalog.db, end);
+        assert.deepEqual(await readCaptureLog(catalog.db, 10, end), []);
+      } finally {
+        await catalog.close();
+        await place.drop();
+      }
+    });
+
+    test('events an older catalog still had waiting for the warehouse are moved once at start-up, and the old queue is dropped', async () => {
+      const place = await location.create();
+      const raw = place.raw();
+      const migrator = new Migrator({ db: raw, provider: catalogMigrations(place.dialect), allowUnorderedMigrations: true });
+      assert.equal((await migrator.migrateTo('006-person-list-indexes')).error, undefined);
+      await raw.insertInto('pending_events').values({ team_id: 7, uuid: UUIDS[0]!, row: JSON.stringify(eventRow(UUIDS[0]!, 'e0')) }).execute();
+      assert.equal((await migrator.migrateTo('007-pending-event-batches')).error, undefined);
+      await raw
+        .insertInto('pending_event_batches')
+        .values({
+          team_id: 7,
+          uuids: [UUIDS[1], UUIDS[2], UUIDS[1]].join('\n'),
+          rows: [eventRow(UUIDS[1]!, 'e1'), eventRow(UUIDS[2]!, 'e2'), eventRow(UUIDS[1]!, 'e1')].map((row) => JSON.stringify(row)).join('\n'),
+        })
+        .execute();
+      await raw.destroy();
+      const warehouseDir = tempDataDir('tally-legacy-warehouse-');
+      const warehouse = new ChdbWarehouse(warehouseDir);
+      const catalog = await openCatalog(place.options);
+      try {
+        await migrateWarehouse(warehouse);
+        await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
+        const stored = await warehouse.query<{ event: string; properties: string }>('SELECT event, properties FROM events ORDER BY event');
+        assert.deepEqual(stored, [
+          { event: 'e0', properties: '{"line":"one\\ntwo"}' },
+          { event: 'e1', properties: '{"line":"one\\ntwo"}' },
+          { event: 'e2', properties: '{"line":"one\\ntwo"}' },
+        ]);
+        const tables = (await catalog.db.introspection.getTables()).map((table) => table.name);
+        assert.ok(!tables.includes('pending_event_batches'));
+        await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
+        assert.equal((await warehouse.query('SELECT uuid FROM events')).length, 3);
+      } finally {
+        await catalog.close();
+        await warehouse.close();
+        fs.rmSync(warehouseDir, { recursive: true, force: true });
+        await place.drop();
+      }
+    });
+  });
+}
