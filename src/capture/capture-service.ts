@@ -72,6 +72,8 @@ export class CaptureService {
 
   /** Every request queued since the last commit, in arrival order, in one commit. */
   private async logQueued(): Promise<void> {
+    // Requests whose bodies arrived in the same turn of the event loop share the commit (its fsync).
+    await new Promise((resolve) => setImmediate(resolve));
     const entries = this.queued.splice(0);
     if (entries.length === 0) return;
     await appendToCaptureLog(this.catalog.db, entries);

@@ -43,7 +43,8 @@ export class GroupProcessor {
     if (typeof groups === 'object' && groups !== null && !Array.isArray(groups)) {
       for (const [groupType, groupKey] of Object.entries(groups)) {
         if (groupKey === null || groupKey === undefined) continue;
-        const index = await this.groupTypes.indexOf(this.db, this.teamId, groupType, true);
+        const index =
+          this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.db, this.teamId, groupType, true));
         if (index === null) continue;
         columns[index] = keyText(groupKey);
         event.properties[`$group_${index}`] = columns[index];

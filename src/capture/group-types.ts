@@ -28,6 +28,11 @@ export class GroupTypeRegistry {
     return types;
   }
 
+  /** The index of a known group type of a project already loaded, without a catalog read. */
+  cachedIndexOf(teamId: number, groupType: string): number | undefined {
+    return this.cache.get(teamId)?.get(groupType);
+  }
+
   /** The index of a group type; with `create`, assigns the next free one (null when all five are taken). */
   async indexOf(db: CatalogDb, teamId: number, groupType: string, create: boolean): Promise<number | null> {
     const types = await this.load(db, teamId);

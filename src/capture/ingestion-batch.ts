@@ -74,7 +74,7 @@ export class IngestionBatch {
           created_at: createdAt,
           elements_chain: event.elementsChain,
           person_id: person.personId,
-          person_properties: JSON.stringify(person.personProperties),
+          person_properties: person.personProperties,
           person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
           person_mode: person.personMode,
           $group_0: groups[0],
@@ -88,7 +88,7 @@ export class IngestionBatch {
         recordable.push({
           event: event.event,
           properties: event.properties,
-          groupTypeIndex: await this.groupTypeIndexOf(teamId, event),
+          groupTypeIndex: event.event === '$groupidentify' ? await this.groupTypeIndexOf(teamId, event) : undefined,
         });
       }
     }
@@ -96,7 +96,7 @@ export class IngestionBatch {
   }
 
   private async groupTypeIndexOf(teamId: number, event: NormalizedEvent): Promise<number | undefined> {
-    if (event.event !== '$groupidentify' || typeof event.properties.$group_type !== 'string') return undefined;
+    if (typeof event.properties.$group_type !== 'string') return undefined;
     return (await this.groupTypes.indexOf(this.db, teamId, event.properties.$group_type, false)) ?? undefined;
   }
 }

@@ -70,7 +70,10 @@ export class IngestionConsumer {
       const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, end);
       if (entries.length === 0) break;
       await this.process(entries);
+      // The replicas are written while the next batch is processed; a failure surfaces below.
+      this.relay.flush().catch(() => undefined);
     }
+    await this.relay.flush();
     this.writer.settled();
   }
 
@@ -91,7 +94,6 @@ export class IngestionConsumer {
       }
     });
     this.unprocessed = Math.max(0, this.unprocessed - batch.rows.length);
-    await this.relay.flush();
     for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
   }
 }

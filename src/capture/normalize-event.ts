@@ -177,15 +177,17 @@ export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContex
   };
 }
 
-/** The person update an event carries, worked out from its stored properties when it is processed. */
+/**
+ * Adds the person update an event carries, worked out from its stored properties, when it is
+ * processed. The event object itself is completed: the log's copy is the one that stays.
+ */
 export function withPersonUpdate(event: LoggedEvent): NormalizedEvent {
   const updatesPerson = event.processPerson && !NO_PERSON_PROPERTY_UPDATES.has(event.event);
-  return {
-    ...event,
+  return Object.assign(event, {
     personUpdate: {
       set: updatesPerson ? objectOrEmpty(event.properties.$set) : {},
       setOnce: updatesPerson ? objectOrEmpty(event.properties.$set_once) : {},
       unset: updatesPerson ? unsetKeys(event.properties.$unset) : [],
     },
-  };
+  });
 }

@@ -9,6 +9,8 @@ import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-re
 export interface PersonState extends Omit<PersonRecord, 'id'> {
   id: number | null;
   dirty: boolean;
+  /** `properties` as JSON, kept while they do not change (null once they do). */
+  propertiesJson: string | null;
 }
 
 export function personUuidFor(teamId: number, distinctId: string): string {
@@ -40,6 +42,8 @@ export class PersonBatch {
   /** Stored persons merged into another person: deleted when the batch is written. */
   private readonly mergedAway: PersonState[] = [];
   private readonly takenUuids = new Set<string>();
+  /** The usual UUID of a new person for each distinct id found without one. */
+  private readonly newPersonUuids = new Map<string, string>();
 
   constructor(
     private readonly db: CatalogDb,
@@ -56,13 +60,15 @@ export class PersonBatch {
     for (const distinctId of wanted) {
       const record = found.get(distinctId);
       if (!record) {
+        const uuid = personUuidFor(this.teamId, distinctId);
         this.byDistinctId.set(distinctId, null);
-        unknown.push(personUuidFor(this.teamId, distinctId));
+        this.newPersonUuids.set(distinctId, uuid);
+        unknown.push(uuid);
         continue;
       }
       let state = this.byId.get(record.id);
       if (!state) {
-        state = { ...record, dirty: false };
+        state = { ...record, dirty: false, propertiesJson: null };
         this.byId.set(record.id, state);
       }
       this.byDistinctId.set(distinctId, state);
@@ -83,7 +89,7 @@ export class PersonBatch {
     createdAt: string,
     creatorEventUuid: string,
   ): PersonState {
-    let uuid = personUuidFor(this.teamId, distinctIds[0]!);
+    let uuid = this.newPersonUuids.get(distinctIds[0]!) ?? personUuidFor(this.teamId, distinctIds[0]!);
     if (this.takenUuids.has(uuid)) uuid = uuidv5(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`, PERSON_UUID_NAMESPACE);
     this.takenUuids.add(uuid);
     const state: PersonState = {
@@ -96,6 +102,7 @@ export class PersonBatch {
       lastSeenAt: null,
       version: 0,
       dirty: true,
+      propertiesJson: null,
     };
     for (const distinctId of distinctIds) this.link(distinctId, state);
     this.touched.add(state);
@@ -125,6 +132,7 @@ export class PersonBatch {
     }
     this.linksOf.delete(other);
     into.properties = { ...other.properties, ...into.properties };
+    into.propertiesJson = null;
     if (other.createdAt < into.createdAt) into.createdAt = other.createdAt;
     into.isIdentified = true;
     into.version = Math.max(into.version, other.version);
@@ -135,6 +143,7 @@ export class PersonBatch {
   /** Writes every change of the batch and returns the replica changes, in the caller's transaction. */
   async write(db: CatalogDb): Promise<OutboxEntry[]> {
     const outbox: OutboxEntry[] = [];
+    for (const person of this.touched) person.propertiesJson ??= JSON.stringify(person.properties);
     const created = [...this.touched].filter((person) => person.id === null);
     if (created.length > 0) {
       const ids = await this.persons.insertPersons(db, created);

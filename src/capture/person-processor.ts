@@ -7,7 +7,8 @@ import { personUuidFor, type PersonBatch, type PersonState } from './person-batc
 /** What an event row records about its person at ingestion time. */
 export interface EventPerson {
   personId: string;
-  personProperties: Record<string, unknown>;
+  /** The person's properties as JSON, as they are after this event. */
+  personProperties: string;
   personCreatedAt: string | null;
   personMode: 'full' | 'propertyless';
 }
@@ -112,6 +113,9 @@ function initialProperties(event: NormalizedEvent): Record<string, unknown> {
  * PostHog's refusal rules, property updates and last-seen. Events must arrive in ingestion order.
  */
 export class PersonProcessor {
+  /** Last-seen hours as text, by epoch milliseconds: a batch's events fall in few hours. */
+  private readonly hourTexts = new Map<number, string>();
+
   constructor(
     private readonly batch: PersonBatch,
     private readonly teamId: number,
@@ -119,28 +123,30 @@ export class PersonProcessor {
 
   async process(event: NormalizedEvent): Promise<EventPerson> {
     if (!event.processPerson) return this.propertyless(event);
-    const createdAt = isoWithMicros(event.time);
     const source = mergeSourceOf(event);
     let person: PersonState;
     let freshlyCreated = false;
     if (source !== null && source !== event.distinctId && !isIllegalMergeId(source) && !isIllegalMergeId(event.distinctId)) {
-      ({ person, freshlyCreated } = await this.identify(event, source, createdAt));
+      ({ person, freshlyCreated } = await this.identify(event, source));
     } else {
       const existing = await this.batch.personFor(event.distinctId);
       if (existing) {
         person = existing;
       } else {
-        person = this.batch.create([event.distinctId], initialProperties(event), false, createdAt, event.uuid);
+        person = this.batch.create([event.distinctId], initialProperties(event), false, isoWithMicros(event.time), event.uuid);
         freshlyCreated = true;
       }
     }
-    if (!freshlyCreated && applyPersonUpdate(person.properties, event.personUpdate, PERSON_EVENTS.has(event.event)) === 'changed') {
-      this.batch.markDirty(person);
+    if (!freshlyCreated) {
+      const outcome = applyPersonUpdate(person.properties, event.personUpdate, PERSON_EVENTS.has(event.event));
+      if (outcome !== 'unchanged') person.propertiesJson = null;
+      if (outcome === 'changed') this.batch.markDirty(person);
     }
     this.touchLastSeen(person, event);
+    person.propertiesJson ??= JSON.stringify(person.properties);
     return {
       personId: person.uuid,
-      personProperties: { ...person.properties },
+      personProperties: person.propertiesJson,
       personCreatedAt: person.createdAt,
       personMode: 'full',
     };
@@ -149,13 +155,12 @@ export class PersonProcessor {
   private async identify(
     event: NormalizedEvent,
     otherId: string,
-    createdAt: string,
   ): Promise<{ person: PersonState; freshlyCreated: boolean }> {
     const into = await this.batch.personFor(event.distinctId);
     const other = await this.batch.personFor(otherId);
     if (!into && !other) {
       return {
-        person: this.batch.create([event.distinctId, otherId], initialProperties(event), true, createdAt, event.uuid),
+        person: this.batch.create([event.distinctId, otherId], initialProperties(event), true, isoWithMicros(event.time), event.uuid),
         freshlyCreated: true,
       };
     }
@@ -189,7 +194,12 @@ export class PersonProcessor {
    */
   private touchLastSeen(person: PersonState, event: NormalizedEvent): void {
     if (event.properties.$update_person_last_seen_at === false) return;
-    const hour = isoWithMicros(Math.floor(event.time / HOUR_MS) * HOUR_MS);
+    const hourMs = Math.floor(event.time / HOUR_MS) * HOUR_MS;
+    let hour = this.hourTexts.get(hourMs);
+    if (hour === undefined) {
+      hour = isoWithMicros(hourMs);
+      this.hourTexts.set(hourMs, hour);
+    }
     if (person.lastSeenAt === null || hour > person.lastSeenAt) person.lastSeenAt = hour;
   }
 
@@ -197,7 +207,7 @@ export class PersonProcessor {
     const existing = await this.batch.personFor(event.distinctId);
     return {
       personId: existing ? existing.uuid : personUuidFor(this.teamId, event.distinctId),
-      personProperties: {},
+      personProperties: '{}',
       personCreatedAt: null,
       personMode: 'propertyless',
     };

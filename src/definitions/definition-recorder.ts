@@ -53,6 +53,26 @@ interface PendingProperty {
   propertyType: PropertyType | null;
 }
 
+/** See DefinitionRecorder.settled. */
+interface SettledKeys {
+  /** The last-seen period in which the event definition was found written. */
+  period: number;
+  eventProperties: Set<string>;
+  personProperties: Set<string>;
+}
+
+/** Whether every key of an event is known to be stored (then the event needs no write). */
+function isSettled(properties: Record<string, unknown>, settled: SettledKeys): boolean {
+  for (const key in properties) {
+    if (!NON_EVENT_PROPERTIES.has(key) && !settled.eventProperties.has(key)) return false;
+  }
+  for (const personProperties of [properties.$set, properties.$set_once]) {
+    if (!isPlainObject(personProperties)) continue;
+    for (const key in personProperties) if (!settled.personProperties.has(key)) return false;
+  }
+  return true;
+}
+
 interface PendingLink {
   key: string;
   event: string;
@@ -81,6 +101,13 @@ export class DefinitionRecorder {
   /** true once stored with a type (final: the first type sticks), false while stored untyped. */
   private readonly propertiesStoredTyped = new RecentWrites<boolean>(REMEMBERED_WRITES);
   private readonly linksStored = new RecentWrites<true>(REMEMBERED_WRITES);
+  /**
+   * Per project and event name, the keys known to be fully stored: typed definitions, and the
+   * event's links. An event whose keys are all here needs nothing, which is decided with lookups
+   * of its own property names instead of composed keys: the common case on the hot path.
+   */
+  private settled = new Map<number, Map<string, SettledKeys>>();
+  private settledKeys = 0;
 
   constructor(
     private readonly db: CatalogDb,
@@ -106,15 +133,20 @@ export class DefinitionRecorder {
   /** After an event definition is deleted, its next sighting must create it again. */
   forgetEvent(teamId: number, name: string): void {
     this.eventsSeenInPeriod.delete(eventKey(teamId, name));
+    this.settled.get(teamId)?.delete(name);
   }
 
   private collect(teamId: number, event: RecordableEvent, period: number, nowMs: number, pending: PendingWrites): void {
     if (UNRECORDED_EVENTS.has(event.event) || !fitsColumn(event.event)) return;
+    const properties = event.properties;
+    const settled = event.event === '$groupidentify' ? null : this.settledFor(teamId, event.event);
+    if (settled && settled.period === period && isSettled(properties, settled)) return;
+
     const name = sanitize(event.event);
     const key = eventKey(teamId, name);
     if (this.eventsSeenInPeriod.get(key) !== period) pending.events.set(key, name);
+    else if (settled) settled.period = period;
 
-    const properties = event.properties;
     if (event.event === '$groupidentify') {
       const groupSet = properties.$group_set;
       if (event.groupTypeIndex !== undefined && isPlainObject(groupSet)) {
@@ -126,16 +158,48 @@ export class DefinitionRecorder {
     for (const [property, value] of Object.entries(properties)) {
       if (NON_EVENT_PROPERTIES.has(property) || !fitsColumn(property)) continue;
       const propertyName = sanitize(property);
-      this.collectProperty(teamId, propertyName, value, PropertyDefinitionKind.Event, NO_GROUP_TYPE, nowMs, pending);
-      if (UNLINKED_PROPERTY_PREFIXES.some((prefix) => property.startsWith(prefix))) continue;
-      const linkKey = `${teamId}\u0000${name}\u0000${propertyName}`;
-      if (!this.linksStored.get(linkKey)) pending.links.set(linkKey, { key: linkKey, event: name, property: propertyName });
+      const typed = this.collectProperty(teamId, propertyName, value, PropertyDefinitionKind.Event, NO_GROUP_TYPE, nowMs, pending);
+      let linked = true;
+      if (!UNLINKED_PROPERTY_PREFIXES.some((prefix) => property.startsWith(prefix))) {
+        const linkKey = `${teamId}\u0000${name}\u0000${propertyName}`;
+        linked = this.linksStored.get(linkKey) === true;
+        if (!linked) pending.links.set(linkKey, { key: linkKey, event: name, property: propertyName });
+      }
+      if (typed && linked) this.settle(settled!.eventProperties, property);
     }
     for (const personProperties of [properties.$set, properties.$set_once]) {
-      if (isPlainObject(personProperties)) {
-        this.collectProperties(teamId, personProperties, PropertyDefinitionKind.Person, NO_GROUP_TYPE, nowMs, pending);
+      if (!isPlainObject(personProperties)) continue;
+      for (const [property, value] of Object.entries(personProperties)) {
+        if (!fitsColumn(property)) continue;
+        const typed = this.collectProperty(teamId, sanitize(property), value, PropertyDefinitionKind.Person, NO_GROUP_TYPE, nowMs, pending);
+        if (typed) this.settle(settled!.personProperties, property);
       }
     }
+  }
+
+  private settledFor(teamId: number, eventName: string): SettledKeys {
+    let events = this.settled.get(teamId);
+    if (!events) {
+      events = new Map();
+      this.settled.set(teamId, events);
+    }
+    let keys = events.get(eventName);
+    if (!keys) {
+      keys = { period: -1, eventProperties: new Set(), personProperties: new Set() };
+      events.set(eventName, keys);
+    }
+    return keys;
+  }
+
+  private settle(keys: Set<string>, property: string): void {
+    if (keys.has(property)) return;
+    // Bounded like the other memories; starting over only costs lookups on the slow path.
+    if (++this.settledKeys > REMEMBERED_WRITES) {
+      this.settled = new Map();
+      this.settledKeys = 0;
+      return;
+    }
+    keys.add(property);
   }
 
   private collectProperties(
@@ -151,6 +215,7 @@ export class DefinitionRecorder {
     }
   }
 
+  /** Adds what a property's definition needs; true when it is already stored with a type. */
   private collectProperty(
     teamId: number,
     name: string,
@@ -159,16 +224,17 @@ export class DefinitionRecorder {
     groupTypeIndex: number,
     nowMs: number,
     pending: PendingWrites,
-  ): void {
+  ): boolean {
     const key = `${teamId}\u0000${kind}\u0000${groupTypeIndex}\u0000${name}`;
     const storedTyped = this.propertiesStoredTyped.get(key);
-    if (storedTyped === true) return;
+    if (storedTyped === true) return true;
     const already = pending.properties.get(key);
-    if (already?.propertyType) return;
+    if (already?.propertyType) return false;
     const propertyType = detectPropertyType(name, value, nowMs);
     // An untyped row is worth writing once, and again only when a value finally gives it a type.
-    if (propertyType === null && (storedTyped === false || already)) return;
+    if (propertyType === null && (storedTyped === false || already)) return false;
     pending.properties.set(key, { key, name, kind, groupTypeIndex, propertyType });
+    return false;
   }
 
   private async write(teamId: number, pending: PendingWrites, nowIso: string): Promise<void> {

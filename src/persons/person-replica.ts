@@ -1,16 +1,17 @@
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { isoToClickhouse } from '../storage/warehouse/datetime.js';
+import type { SerialisedProperties } from './person-repository.js';
 import type { PersonRecord } from './person.js';
 
 /** The warehouse copy of a person (or its tombstone). */
-export function personReplicaEntry(person: PersonRecord, deleted = false): OutboxEntry {
+export function personReplicaEntry(person: PersonRecord & SerialisedProperties, deleted = false): OutboxEntry {
   return {
     target: 'persons',
     row: {
       id: person.uuid,
       team_id: person.teamId,
       person_id: person.id,
-      properties: JSON.stringify(person.properties),
+      properties: person.propertiesJson ?? JSON.stringify(person.properties),
       is_identified: person.isIdentified ? 1 : 0,
       created_at: isoToClickhouse(person.createdAt),
       is_deleted: deleted ? 1 : 0,

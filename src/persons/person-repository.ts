@@ -30,15 +30,20 @@ export function toPersonRecord(row: Selectable<PersonTable>): PersonRecord {
   };
 }
 
+/** Properties already serialised by a caller that has them (ingestion keeps them per person). */
+export interface SerialisedProperties {
+  propertiesJson?: string | null;
+}
+
 /** A person before the catalog numbers it; its version starts at 0. */
-export type NewPerson = Omit<PersonRecord, 'id' | 'version'>;
+export type NewPerson = Omit<PersonRecord, 'id' | 'version'> & SerialisedProperties;
 
 /** The catalog columns of a person (the integer id is added by callers that know it). */
 function personColumns(person: NewPerson, version: number) {
   return {
     uuid: person.uuid,
     team_id: person.teamId,
-    properties: JSON.stringify(person.properties),
+    properties: person.propertiesJson ?? JSON.stringify(person.properties),
     is_identified: person.isIdentified ? 1 : 0,
     created_at: person.createdAt,
     last_seen_at: person.lastSeenAt,
@@ -164,7 +169,7 @@ export class PersonRepository {
   }
 
   /** Writes the mutable fields of existing persons in one statement per chunk. */
-  async updatePersons(db: CatalogDb, persons: readonly PersonRecord[]): Promise<void> {
+  async updatePersons(db: CatalogDb, persons: readonly (PersonRecord & SerialisedProperties)[]): Promise<void> {
     for (const part of chunks(persons)) {
       await db
         .insertInto('persons')

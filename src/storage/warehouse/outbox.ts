@@ -58,17 +58,22 @@ export class OutboxRelay {
         .limit(RELAY_CHUNK)
         .execute();
       if (rows.length > 0) {
-        const byTarget = new Map<string, Record<string, unknown>[]>();
+        const byTarget = new Map<string, string[]>();
         for (const row of rows) {
-          const list = byTarget.get(row.target) ?? [];
-          list.push({ ...(JSON.parse(row.row) as Record<string, unknown>), version: Number(row.id) });
-          byTarget.set(row.target, list);
+          const lines = byTarget.get(row.target) ?? [];
+          lines.push(withVersion(row.row, Number(row.id)));
+          byTarget.set(row.target, lines);
         }
-        for (const [target, replicaRows] of byTarget) await this.warehouse.insert(target, replicaRows);
+        for (const [target, lines] of byTarget) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
       }
       if (this.progress.wantsPruning) await this.progress.prune(this.db);
       if (rows.length < RELAY_CHUNK) return;
     }
   }
+}
+
+/** A stored replica row (a JSON object with at least one field) with its version added, as a JSONEachRow line. */
+function withVersion(row: string, version: number): string {
+  return `{"version":${version},${row.slice(1)}`;
 }
