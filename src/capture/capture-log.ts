@@ -39,13 +39,14 @@ export async function lastCaptureLogId(db: CatalogDb): Promise<number> {
 }
 
 /**
- * The oldest entries up to id `through`, in order, until about `events` events (at least one
- * entry when any waits).
+ * The oldest entries after id `after` up to id `through`, in order, until about `events` events
+ * (at least one entry when any waits).
  */
-export async function readCaptureLog(db: CatalogDb, events: number, through: number): Promise<StoredCaptureLogEntry[]> {
+export async function readCaptureLog(db: CatalogDb, events: number, after: number, through: number): Promise<StoredCaptureLogEntry[]> {
   const sizes = await db
     .selectFrom('capture_log')
     .select(['id', 'event_count'])
+    .where('id', '>', after)
     .where('id', '<=', through)
     .orderBy('id')
     .limit(events)
@@ -58,7 +59,7 @@ export async function readCaptureLog(db: CatalogDb, events: number, through: num
     last = Number(row.id);
   }
   if (last === 0) return [];
-  const rows = await db.selectFrom('capture_log').selectAll().where('id', '<=', last).orderBy('id').execute();
+  const rows = await db.selectFrom('capture_log').selectAll().where('id', '>', after).where('id', '<=', last).orderBy('id').execute();
   return rows.map((row) => ({
     id: Number(row.id),
     teamId: Number(row.team_id),

@@ -16,12 +16,6 @@ export interface CaptureRequest extends RawCaptureRequest {
 }
 
 /**
- * Unprocessed events at which capture stops answering early and waits for the consumer: a bound
- * on the memory and the read latency a burst can cause (a few seconds of processing).
- */
-const MAX_BACKLOG_EVENTS = 60_000;
-
-/**
  * Ingestion up to the acknowledgement: decode, validate and normalise, then commit the request's
  * events to the capture log — durable when the request is answered. Concurrent requests share a
  * commit when they can. The ingestion consumer does the rest behind the answer, and every read
@@ -57,7 +51,7 @@ export class CaptureService {
       await this.projects.markIngestedEvent(project.id);
       this.projectsWithEvents.add(project.id);
     }
-    if (this.consumer.backlog > MAX_BACKLOG_EVENTS) await this.consumer.flush();
+    await this.consumer.admit();
   }
 
   private async projectFor(token: string): Promise<Project> {

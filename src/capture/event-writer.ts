@@ -32,7 +32,7 @@ export interface SerialisedEventRow {
 /**
  * Inserts event rows into the warehouse, dropping rows whose (project, uuid) is already stored
  * or repeated earlier in the same call, so SDK retries are idempotent. Callers serialise calls
- * (the warehouse sync does), so the check and the insert see each other's effects.
+ * (the ingestion consumer does), so the check and the insert see each other's effects.
  *
  * Stored uuids are looked up in `event_uuids`, which a materialized view fills from each events
  * insert. The view's part is written after the events' part, so an insert cut short (a crash, a

@@ -15,14 +15,27 @@ import { IngestionBatch } from './ingestion-batch.js';
  */
 const BATCH_EVENTS = 20_000;
 
+/** Unprocessed events at which capture waits before answering (see `admit`): a few seconds of work. */
+const MAX_BACKLOG_EVENTS = 60_000;
+
+/** A batch's events on their way into the warehouse, and the last log entry they came from. */
+interface WarehouseInsert {
+  done: Promise<void>;
+  throughId: number;
+}
+
 /**
- * Processes the capture log behind the acknowledgements: person and group processing, the events
- * into the warehouse, then the person changes, their replica outbox and the removal of the entries
- * in one catalog transaction, then the replicas and the definitions.
+ * Processes the capture log behind the acknowledgements, a batch at a time: person and group
+ * processing, then the person changes and their replica outbox in one catalog transaction, then
+ * the events into the warehouse while the next batch is processed, then the definitions.
  *
- * The warehouse insert comes before the catalog commit, and the catalog is only read until then,
- * so after a failure or a crash the same entries are processed again from the same catalog state
- * with the same result, and the warehouse drops the events it already has (uuid dedup).
+ * A log entry is removed only once its events are in the warehouse (in the next batch's
+ * transaction, or at the end of the pass). After a crash or a failure, entries whose person
+ * changes were committed are processed again: person processing applied twice ends in the same
+ * state (the same `$set` values, merges already made, persons already created with the same
+ * UUIDs), and the warehouse drops the events it already has (uuid dedup). Person writes from the
+ * API cannot come between: every API call awaits `flush()`, which returns only when the log is
+ * processed and its entries removed.
  *
  * Every read of persons, definitions or the warehouse awaits `flush()`, so it sees every
  * acknowledged event.
@@ -31,6 +44,7 @@ export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly persons = new PersonRepository();
   private unprocessed = 0;
+  private readonly admissions: (() => void)[] = [];
 
   constructor(
     private readonly catalog: Catalog,
@@ -53,39 +67,67 @@ export class IngestionConsumer {
     this.runner.run().catch(this.onBackgroundError);
   }
 
-  /** Events this process logged that are not processed yet. */
-  get backlog(): number {
-    return this.unprocessed;
-  }
-
   noteLogged(events: number): void {
     this.unprocessed += events;
   }
 
+  /**
+   * Resolves when the events this process logged and has not processed are few enough again: a
+   * bound on the memory and the read latency a burst of captures can cause.
+   */
+  async admit(): Promise<void> {
+    if (this.unprocessed <= MAX_BACKLOG_EVENTS) return;
+    this.trigger();
+    await new Promise<void>((resolve) => this.admissions.push(resolve));
+  }
+
+  private admitWaiting(): void {
+    for (const admit of this.admissions.splice(0)) admit();
+  }
+
   private async pass(): Promise<void> {
+    try {
+      await this.processLog();
+    } finally {
+      // Whatever happened, no capture waits on a pass that has ended.
+      this.admitWaiting();
+    }
+  }
+
+  private async processLog(): Promise<void> {
     await this.relay.flush();
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
     const end = await lastCaptureLogId(this.catalog.db);
+    let after = 0;
+    let inserting: WarehouseInsert | null = null;
     for (;;) {
-      const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, end);
+      const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end);
       if (entries.length === 0) break;
-      await this.process(entries);
+      after = entries[entries.length - 1]!.id;
+      const batch = await this.commitBatch(entries, inserting);
+      inserting = this.insertEvents(batch, after);
       // The replicas are written while the next batch is processed; a failure surfaces below.
       this.relay.flush().catch(() => undefined);
+      for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+    }
+    if (inserting) {
+      await inserting.done;
+      await removeFromCaptureLog(this.catalog.db, inserting.throughId);
     }
     await this.relay.flush();
     this.writer.settled();
   }
 
-  private async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
+  /** Processes a batch and commits its catalog changes, with the removal of the entries `previous` stored. */
+  private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: WarehouseInsert | null): Promise<IngestionBatch> {
     const batch = new IngestionBatch(this.catalog.db, this.groupTypes, this.persons);
     await this.personWriteLock.run(async () => {
       try {
         await batch.process(entries);
-        await this.writer.insertNew(batch.rows);
+        await previous?.done;
         await this.catalog.db.transaction().execute(async (trx) => {
           await batch.write(trx);
-          await removeFromCaptureLog(trx, entries[entries.length - 1]!.id);
+          if (previous) await removeFromCaptureLog(trx, previous.throughId);
           await this.relay.pruneApplied(trx);
         });
       } catch (error) {
@@ -94,6 +136,14 @@ export class IngestionConsumer {
       }
     });
     this.unprocessed = Math.max(0, this.unprocessed - batch.rows.length);
-    for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+    if (this.unprocessed <= MAX_BACKLOG_EVENTS) this.admitWaiting();
+    return batch;
+  }
+
+  private insertEvents(batch: IngestionBatch, throughId: number): WarehouseInsert {
+    const done = this.writer.insertNew(batch.rows);
+    // Awaited before the next commit or at the end of the pass; until then a failure must not count as unhandled.
+    done.catch(() => undefined);
+    return { done, throughId };
   }
 }

@@ -95,20 +95,21 @@ for (const location of LOCATIONS) {
           { teamId: 8, receivedAt: 1_704_067_400_000, events: [loggedEvent(UUIDS[2]!, 'c')] },
         ]);
         const end = await lastCaptureLogId(catalog.db);
-        const first = await readCaptureLog(catalog.db, 1, end);
+        const first = await readCaptureLog(catalog.db, 1, 0, end);
         assert.equal(first.length, 1, 'a request over the budget is still read, alone');
         assert.deepEqual(
           first.map((entry) => [entry.teamId, entry.receivedAt, entry.events]),
           [[7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]]],
         );
-        const both = await readCaptureLog(catalog.db, 3, end);
+        const both = await readCaptureLog(catalog.db, 3, 0, end);
         assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
         assert.deepEqual(both[1]!.events, [loggedEvent(UUIDS[2]!, 'c')]);
-        assert.equal((await readCaptureLog(catalog.db, 10, first[0]!.id)).length, 1, 'nothing past the bound');
+        assert.equal((await readCaptureLog(catalog.db, 10, 0, first[0]!.id)).length, 1, 'nothing past the bound');
+        assert.deepEqual((await readCaptureLog(catalog.db, 10, first[0]!.id, end)).map((entry) => entry.id), [both[1]!.id], 'only after');
         await removeFromCaptureLog(catalog.db, first[0]!.id);
-        assert.deepEqual((await readCaptureLog(catalog.db, 10, end)).map((entry) => entry.id), [both[1]!.id]);
+        assert.deepEqual((await readCaptureLog(catalog.db, 10, 0, end)).map((entry) => entry.id), [both[1]!.id]);
         await removeFromCaptureLog(catalog.db, end);
-        assert.deepEqual(await readCaptureLog(catalog.db, 10, end), []);
+        assert.deepEqual(await readCaptureLog(catalog.db, 10, 0, end), []);
       } finally {
         await catalog.close();
         await place.drop();
