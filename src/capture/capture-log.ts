@@ -17,18 +17,21 @@ export interface StoredCaptureLogEntry extends CaptureLogEntry {
 /** Requests per insert statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 200;
 
-/** Commits accepted requests to the log, in order; durable when the returned promise resolves. */
-export async function appendToCaptureLog(db: CatalogDb, entries: readonly CaptureLogEntry[]): Promise<void> {
+/** Commits accepted requests to the log, in order; durable when it resolves, with their ids. */
+export async function appendToCaptureLog(db: CatalogDb, entries: readonly CaptureLogEntry[]): Promise<number[]> {
   const rows = entries.map((entry) => ({
     team_id: entry.teamId,
     received_at: entry.receivedAt,
     event_count: entry.events.length,
     events: JSON.stringify(entry.events),
   }));
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
+    const ids: number[] = [];
     for (let index = 0; index < rows.length; index += CHUNK) {
-      await trx.insertInto('capture_log').values(rows.slice(index, index + CHUNK)).execute();
+      const inserted = await trx.insertInto('capture_log').values(rows.slice(index, index + CHUNK)).returning('id').execute();
+      for (const row of inserted) ids.push(Number(row.id));
     }
+    return ids;
   });
 }
 
@@ -40,32 +43,40 @@ export async function lastCaptureLogId(db: CatalogDb): Promise<number> {
 
 /**
  * The oldest entries after id `after` up to id `through`, in order, until about `events` events
- * (at least one entry when any waits).
+ * (at least one entry when any waits). `known` gives the events of entries this process still
+ * holds in memory; only the others are read and parsed.
  */
-export async function readCaptureLog(db: CatalogDb, events: number, after: number, through: number): Promise<StoredCaptureLogEntry[]> {
-  const sizes = await db
+export async function readCaptureLog(
+  db: CatalogDb,
+  events: number,
+  after: number,
+  through: number,
+  known: (id: number) => LoggedEvent[] | undefined = () => undefined,
+): Promise<StoredCaptureLogEntry[]> {
+  const heads = await db
     .selectFrom('capture_log')
-    .select(['id', 'event_count'])
+    .select(['id', 'team_id', 'received_at', 'event_count'])
     .where('id', '>', after)
     .where('id', '<=', through)
     .orderBy('id')
     .limit(events)
     .execute();
-  let last = 0;
+  const entries: StoredCaptureLogEntry[] = [];
+  const unknown = new Map<number, StoredCaptureLogEntry>();
   let total = 0;
-  for (const row of sizes) {
-    if (total > 0 && total + Number(row.event_count) > events) break;
-    total += Number(row.event_count);
-    last = Number(row.id);
+  for (const head of heads) {
+    if (total > 0 && total + Number(head.event_count) > events) break;
+    total += Number(head.event_count);
+    const entry = { id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), events: known(Number(head.id)) ?? [] };
+    if (entry.events.length === 0) unknown.set(entry.id, entry);
+    entries.push(entry);
   }
-  if (last === 0) return [];
-  const rows = await db.selectFrom('capture_log').selectAll().where('id', '>', after).where('id', '<=', last).orderBy('id').execute();
-  return rows.map((row) => ({
-    id: Number(row.id),
-    teamId: Number(row.team_id),
-    receivedAt: Number(row.received_at),
-    events: JSON.parse(row.events) as LoggedEvent[],
-  }));
+  const ids = [...unknown.keys()];
+  for (let index = 0; index < ids.length; index += CHUNK) {
+    const rows = await db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
+    for (const row of rows) unknown.get(Number(row.id))!.events = JSON.parse(row.events) as LoggedEvent[];
+  }
+  return entries;
 }
 
 /** Removes the entries up to `id`, in the transaction that commits their processing. */

@@ -70,7 +70,7 @@ export class CaptureService {
     await new Promise((resolve) => setImmediate(resolve));
     const entries = this.queued.splice(0);
     if (entries.length === 0) return;
-    await appendToCaptureLog(this.catalog.db, entries);
-    this.consumer.noteLogged(entries.reduce((total, entry) => total + entry.events.length, 0));
+    const ids = await appendToCaptureLog(this.catalog.db, entries);
+    this.consumer.handOver(ids, entries);
   }
 }

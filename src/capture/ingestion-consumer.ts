@@ -4,7 +4,8 @@ import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
-import { lastCaptureLogId, readCaptureLog, removeFromCaptureLog, type StoredCaptureLogEntry } from './capture-log.js';
+import { lastCaptureLogId, readCaptureLog, removeFromCaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from './capture-log.js';
+import type { LoggedEvent } from './normalize-event.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
@@ -44,6 +45,8 @@ export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly persons = new PersonRepository();
   private unprocessed = 0;
+  /** Events of logged entries not processed yet, by entry id in log order (see `handOver`). */
+  private readonly handedOver = new Map<number, LoggedEvent[]>();
   private readonly admissions: (() => void)[] = [];
 
   constructor(
@@ -67,8 +70,24 @@ export class IngestionConsumer {
     this.runner.run().catch(this.onBackgroundError);
   }
 
-  noteLogged(events: number): void {
-    this.unprocessed += events;
+  /**
+   * Takes the events of entries this process just logged, so they are processed from memory
+   * instead of read back and parsed.
+   */
+  handOver(ids: readonly number[], entries: readonly CaptureLogEntry[]): void {
+    for (const [index, id] of ids.entries()) {
+      this.handedOver.set(id, entries[index]!.events);
+      this.unprocessed += entries[index]!.events.length;
+    }
+  }
+
+  /** Forgets what was handed over up to `id`: a pass read those entries, from memory or not. */
+  private dropHandedOver(through: number): void {
+    for (const [id, events] of this.handedOver) {
+      if (id > through) break;
+      this.handedOver.delete(id);
+      this.unprocessed -= events.length;
+    }
   }
 
   /**
@@ -101,7 +120,7 @@ export class IngestionConsumer {
     let after = 0;
     let inserting: WarehouseInsert | null = null;
     for (;;) {
-      const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end);
+      const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end, (id) => this.handedOver.get(id));
       if (entries.length === 0) break;
       after = entries[entries.length - 1]!.id;
       const batch = await this.commitBatch(entries, inserting);
@@ -132,10 +151,13 @@ export class IngestionConsumer {
         });
       } catch (error) {
         this.groupTypes.forgetAll();
+        // Processing changed the events it was given: a retry reads them from the log again.
+        this.handedOver.clear();
+        this.unprocessed = 0;
         throw error;
       }
     });
-    this.unprocessed = Math.max(0, this.unprocessed - batch.rows.length);
+    this.dropHandedOver(entries[entries.length - 1]!.id);
     if (this.unprocessed <= MAX_BACKLOG_EVENTS) this.admitWaiting();
     return batch;
   }

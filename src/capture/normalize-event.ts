@@ -105,11 +105,22 @@ const PERSON_PROPERTY_SOURCES: readonly (readonly [string, string, string])[] = 
   ...CAMPAIGN_PROPERTIES.map((key) => [key, key] as const),
 ].map(([source, target]) => [source, target, `$initial_${target.replace(/^\$/, '')}`] as const);
 
+/** Each source's position in PERSON_PROPERTY_SOURCES, whose order decides between two sources of one target. */
+const SOURCE_POSITIONS = new Map(PERSON_PROPERTY_SOURCES.map(([source], position) => [source, position]));
+
 function addInitialProperties(properties: Record<string, unknown>): void {
+  // An event has a handful of properties and there are dozens of sources: look its keys up.
+  const positions: number[] = [];
+  for (const key in properties) {
+    const position = SOURCE_POSITIONS.get(key);
+    if (position !== undefined) positions.push(position);
+  }
+  if (positions.length === 0) return;
+  positions.sort((a, b) => a - b);
   let set: Record<string, unknown> | null = null;
   let setOnce: Record<string, unknown> | null = null;
-  for (const [source, target, initial] of PERSON_PROPERTY_SOURCES) {
-    if (!(source in properties)) continue;
+  for (const position of positions) {
+    const [source, target, initial] = PERSON_PROPERTY_SOURCES[position]!;
     set ??= { ...objectOrEmpty(properties.$set) };
     setOnce ??= { ...objectOrEmpty(properties.$set_once) };
     const value = properties[source];
