@@ -119,15 +119,21 @@ export class IngestionConsumer {
     const end = await lastCaptureLogId(this.catalog.db);
     let after = 0;
     let inserting: WarehouseInsert | null = null;
-    for (;;) {
-      const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end, (id) => this.handedOver.get(id));
-      if (entries.length === 0) break;
-      after = entries[entries.length - 1]!.id;
-      const batch = await this.commitBatch(entries, inserting);
-      inserting = this.insertEvents(batch, after);
-      // The replicas are written while the next batch is processed; a failure surfaces below.
-      this.relay.flush().catch(() => undefined);
-      for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+    try {
+      for (;;) {
+        const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end, (id) => this.handedOver.get(id));
+        if (entries.length === 0) break;
+        after = entries[entries.length - 1]!.id;
+        const batch = await this.commitBatch(entries, inserting);
+        inserting = this.insertEvents(batch, after);
+        // The replicas are written while the next batch is processed; a failure surfaces below.
+        this.relay.flush().catch(() => undefined);
+        for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+      }
+    } catch (error) {
+      // The event writer takes one call at a time: the next pass must not start beside this insert.
+      await inserting?.done.catch(() => undefined);
+      throw error;
     }
     if (inserting) {
       await inserting.done;

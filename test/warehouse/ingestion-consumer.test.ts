@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, test } from 'node:test';
+import { bootstrapIfEmpty } from '../../src/bootstrap.js';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { openCatalog } from '../../src/storage/catalog/catalog.js';
+import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
+import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import type { QueryParams, Warehouse } from '../../src/storage/warehouse/warehouse.js';
+import { tempDataDir } from '../support/tally.js';
+
+const directory = tempDataDir('tally-consumer-');
+after(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+/** The embedded warehouse, except that the next events insert fails when asked to. */
+class FailingEventsInsert implements Warehouse {
+  readonly kind = 'chdb' as const;
+  failNext = false;
+  failures = 0;
+
+  constructor(private readonly stored: ChdbWarehouse) {}
+
+  query<T>(sql: string, params?: QueryParams): Promise<T[]> {
+    return this.stored.query<T>(sql, params);
+  }
+
+  command(sql: string, params?: QueryParams): Promise<void> {
+    return this.stored.command(sql, params);
+  }
+
+  insert(table: string, rows: readonly object[]): Promise<void> {
+    return this.stored.insert(table, rows);
+  }
+
+  async insertJsonEachRow(table: string, text: string): Promise<void> {
+    if (table === 'events' && this.failNext) {
+      this.failNext = false;
+      this.failures += 1;
+      throw new Error('injected: the warehouse refused the insert');
+    }
+    return this.stored.insertJsonEachRow(table, text);
+  }
+
+  close(): Promise<void> {
+    return this.stored.close();
+  }
+}
+
+function request(token: string, batch: object[]) {
+  return {
+    body: Buffer.from(JSON.stringify({ api_key: token, batch })),
+    query: {},
+    contentType: 'application/json',
+    contentEncoding: undefined,
+    limitBytes: 20 * 1024 * 1024,
+    ip: null,
+    now: Date.now(),
+  };
+}
+
+test('acknowledged events survive a failed warehouse insert: the next pass stores each exactly once, with their persons', async () => {
+  const config = loadConfig({ TALLY_DATA_DIR: directory, LOG_LEVEL: 'error' });
+  const catalog = await openCatalog(config);
+  const warehouse = new FailingEventsInsert(new ChdbWarehouse(`${directory}/warehouse`));
+  await migrateWarehouse(warehouse);
+  const context = createContext(config, catalog, warehouse);
+  const token = (await bootstrapIfEmpty(context))!.projectToken;
+  const originalError = console.error;
+  console.error = () => undefined;
+  try {
+    warehouse.failNext = true;
+    const first = [
+      { event: '$pageview', distinct_id: 'anon-1', uuid: '0190a3f2-0000-7000-8000-000000000001' },
+      { event: '$identify', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000002', properties: { $anon_distinct_id: 'anon-1', $set: { plan: 'pro' } } },
+    ];
+    const second = [{ event: 'order placed', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000003', properties: { $set: { plan: 'team' } } }];
+    await context.capture.capture(request(token, first));
+    await context.capture.capture(request(token, second));
+    await context.ingestion.flush().catch(() => undefined);
+    await context.ingestion.flush();
+    assert.equal(warehouse.failures, 1);
+
+    // An SDK retry of an acknowledged request changes nothing.
+    await context.capture.capture(request(token, second));
+    await context.ingestion.flush();
+
+    const events = await warehouse.query<{ uuid: string; person_id: string }>('SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events ORDER BY uuid');
+    assert.deepEqual(events.map((row) => row.uuid), first.map((event) => event.uuid).concat(second[0]!.uuid));
+    const persons = await catalog.db.selectFrom('persons').select(['uuid', 'properties', 'is_identified']).execute();
+    assert.equal(persons.length, 1);
+    assert.deepEqual(JSON.parse(persons[0]!.properties).plan, 'team');
+    assert.equal(Number(persons[0]!.is_identified), 1);
+    assert.deepEqual(events.map((row) => row.person_id), [persons[0]!.uuid, persons[0]!.uuid, persons[0]!.uuid]);
+    const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').orderBy('id').execute();
+    assert.deepEqual(links.map((link) => link.distinct_id), ['anon-1', 'user-1']);
+    assert.deepEqual(await catalog.db.selectFrom('capture_log').select('id').execute(), []);
+  } finally {
+    console.error = originalError;
+    await warehouse.close();
+    await catalog.close();
+  }
+});
