@@ -29,7 +29,8 @@ export async function appendToCaptureLog(db: CatalogDb, entries: readonly Captur
     const ids: number[] = [];
     for (let index = 0; index < rows.length; index += CHUNK) {
       const inserted = await trx.insertInto('capture_log').values(rows.slice(index, index + CHUNK)).returning('id').execute();
-      for (const row of inserted) ids.push(Number(row.id));
+      // Ids are assigned in the order of the rows; RETURNING's own order is not promised.
+      ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
     }
     return ids;
   });

@@ -90,7 +90,7 @@ for (const location of LOCATIONS) {
       const catalog = await openCatalog(place.options);
       try {
         assert.equal(await lastCaptureLogId(catalog.db), 0);
-        await appendToCaptureLog(catalog.db, [
+        const ids = await appendToCaptureLog(catalog.db, [
           { teamId: 7, receivedAt: 1_704_067_300_000, events: [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')] },
           { teamId: 8, receivedAt: 1_704_067_400_000, events: [loggedEvent(UUIDS[2]!, 'c')] },
         ]);
@@ -103,6 +103,9 @@ for (const location of LOCATIONS) {
         );
         const both = await readCaptureLog(catalog.db, 3, 0, end);
         assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
+        assert.deepEqual(ids, both.map((entry) => entry.id), "append returns each request's id, in order");
+        const held = await readCaptureLog(catalog.db, 3, 0, end, (id) => (id === ids[1] ? [loggedEvent(UUIDS[0]!, 'held')] : undefined));
+        assert.deepEqual(held.map((entry) => entry.events.map((event) => event.event)), [['a', 'b'], ['held']], 'events held in memory are not read back');
         assert.deepEqual(both[1]!.events, [loggedEvent(UUIDS[2]!, 'c')]);
         assert.equal((await readCaptureLog(catalog.db, 10, 0, first[0]!.id)).length, 1, 'nothing past the bound');
         assert.deepEqual((await readCaptureLog(catalog.db, 10, first[0]!.id, end)).map((entry) => entry.id), [both[1]!.id], 'only after');
