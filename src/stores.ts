@@ -39,6 +39,7 @@ export async function openStores(config: Config): Promise<OpenStores> {
       context,
       bootstrap,
       async close() {
+        await context.capture.close();
         await context.ingestion.flush();
         await context.relay.pruneApplied(catalog.db);
         await warehouse.close();

@@ -1,17 +1,21 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { LoggedEvent } from './normalize-event.js';
 
-/** One accepted capture request. */
+/** One accepted capture request, its events serialised (a JSON array of LoggedEvent). */
 export interface CaptureLogEntry {
   teamId: number;
   /** Epoch milliseconds. */
   receivedAt: number;
-  events: LoggedEvent[];
+  eventCount: number;
+  eventsJson: string;
 }
 
 /** An entry as read back, with its position in the log. */
-export interface StoredCaptureLogEntry extends CaptureLogEntry {
+export interface StoredCaptureLogEntry {
   id: number;
+  teamId: number;
+  receivedAt: number;
+  events: LoggedEvent[];
 }
 
 /** Requests per insert statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
@@ -22,8 +26,8 @@ export async function appendToCaptureLog(db: CatalogDb, entries: readonly Captur
   const rows = entries.map((entry) => ({
     team_id: entry.teamId,
     received_at: entry.receivedAt,
-    event_count: entry.events.length,
-    events: JSON.stringify(entry.events),
+    event_count: entry.eventCount,
+    events: entry.eventsJson,
   }));
   return db.transaction().execute(async (trx) => {
     const ids: number[] = [];

@@ -2,26 +2,20 @@ import type { Project } from '../projects/project.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
+import type { CaptureRequest } from './accept-request.js';
 import { InvalidApiKey } from './capture-errors.js';
 import { appendToCaptureLog, type CaptureLogEntry } from './capture-log.js';
-import { parseCapture } from './event-parser.js';
 import type { IngestionConsumer } from './ingestion-consumer.js';
-import { normalizeEvent, type LoggedEvent } from './normalize-event.js';
-import { decodeCapturePayload, type RawCaptureRequest } from './payload-decoder.js';
-import { resolveSentAt } from './timestamps.js';
-
-export interface CaptureRequest extends RawCaptureRequest {
-  ip: string | null;
-  now: number;
-}
+import { RequestDecoder } from './request-decoder.js';
 
 /**
- * Ingestion up to the acknowledgement: decode, validate and normalise, then commit the request's
- * events to the capture log — durable when the request is answered. Concurrent requests share a
- * commit when they can. The ingestion consumer does the rest behind the answer, and every read
- * waits for it, so acknowledged events are queryable at once.
+ * Ingestion up to the acknowledgement: decode, validate and normalise (on the decoding thread),
+ * then commit the request's events to the capture log — durable when the request is answered.
+ * Concurrent requests share a commit when they can. The ingestion consumer does the rest behind
+ * the answer, and every read waits for it, so acknowledged events are queryable at once.
  */
 export class CaptureService {
+  private readonly decoder = new RequestDecoder();
   private readonly projectsByToken = new Map<string, Project>();
   private readonly projectsWithEvents = new Set<number>();
   private queued: CaptureLogEntry[] = [];
@@ -34,17 +28,11 @@ export class CaptureService {
   ) {}
 
   async capture(request: CaptureRequest): Promise<void> {
-    const decoded = decodeCapturePayload(request);
-    const queryToken = [request.query.token, request.query.api_key].find((value) => typeof value === 'string' && value !== '');
-    const parsed = parseCapture(decoded.json, (queryToken as string | undefined) ?? decoded.formToken);
-    const project = await this.projectFor(parsed.token);
-    const sentAt = resolveSentAt(parsed.bodySentAt, request.query);
-    const events = parsed.events
-      .map((event) => normalizeEvent(event, { now: request.now, sentAt, ip: request.ip }))
-      .filter((event): event is LoggedEvent => event !== null);
-    if (events.length === 0) return;
+    const decoded = await this.decoder.decode(request);
+    const project = await this.projectFor(decoded.token);
+    if (decoded.eventCount === 0) return;
 
-    this.queued.push({ teamId: project.id, receivedAt: request.now, events });
+    this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount: decoded.eventCount, eventsJson: decoded.eventsJson });
     await this.logStage.run();
     this.consumer.trigger();
     if (!this.projectsWithEvents.has(project.id)) {
@@ -52,6 +40,10 @@ export class CaptureService {
       this.projectsWithEvents.add(project.id);
     }
     await this.consumer.admit();
+  }
+
+  close(): Promise<void> {
+    return this.decoder.close();
   }
 
   private async projectFor(token: string): Promise<Project> {

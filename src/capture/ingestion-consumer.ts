@@ -45,8 +45,8 @@ export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly persons = new PersonRepository();
   private unprocessed = 0;
-  /** Events of logged entries not processed yet, by entry id in log order (see `handOver`). */
-  private readonly handedOver = new Map<number, LoggedEvent[]>();
+  /** Logged entries not processed yet, by entry id in log order (see `handOver`). */
+  private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
 
   constructor(
@@ -70,24 +70,26 @@ export class IngestionConsumer {
     this.runner.run().catch(this.onBackgroundError);
   }
 
-  /**
-   * Takes the events of entries this process just logged, so they are processed from memory
-   * instead of read back and parsed.
-   */
+  /** Takes the entries this process just logged, so their events are not read back from the log. */
   handOver(ids: readonly number[], entries: readonly CaptureLogEntry[]): void {
     for (const [index, id] of ids.entries()) {
-      this.handedOver.set(id, entries[index]!.events);
-      this.unprocessed += entries[index]!.events.length;
+      this.handedOver.set(id, entries[index]!);
+      this.unprocessed += entries[index]!.eventCount;
     }
   }
 
   /** Forgets what was handed over up to `id`: a pass read those entries, from memory or not. */
   private dropHandedOver(through: number): void {
-    for (const [id, events] of this.handedOver) {
+    for (const [id, entry] of this.handedOver) {
       if (id > through) break;
       this.handedOver.delete(id);
-      this.unprocessed -= events.length;
+      this.unprocessed -= entry.eventCount;
     }
+  }
+
+  private heldEvents(id: number): LoggedEvent[] | undefined {
+    const entry = this.handedOver.get(id);
+    return entry && (JSON.parse(entry.eventsJson) as LoggedEvent[]);
   }
 
   /**
@@ -121,7 +123,7 @@ export class IngestionConsumer {
     let inserting: WarehouseInsert | null = null;
     try {
       for (;;) {
-        const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end, (id) => this.handedOver.get(id));
+        const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         after = entries[entries.length - 1]!.id;
         const batch = await this.commitBatch(entries, inserting);
@@ -157,9 +159,6 @@ export class IngestionConsumer {
         });
       } catch (error) {
         this.groupTypes.forgetAll();
-        // Processing changed the events it was given: a retry reads them from the log again.
-        this.handedOver.clear();
-        this.unprocessed = 0;
         throw error;
       }
     });

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { describe, test } from 'node:test';
-import { appendToCaptureLog, lastCaptureLogId, readCaptureLog, removeFromCaptureLog } from '../../src/capture/capture-log.js';
+import { appendToCaptureLog, lastCaptureLogId, readCaptureLog, removeFromCaptureLog, type CaptureLogEntry } from '../../src/capture/capture-log.js';
 import { EventWriter, type EventRow } from '../../src/capture/event-writer.js';
 import { drainLegacyPendingEvents } from '../../src/capture/legacy-pending-events.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
@@ -51,6 +51,10 @@ function loggedEvent(uuid: string, event: string): LoggedEvent {
   };
 }
 
+function logEntry(teamId: number, receivedAt: number, events: LoggedEvent[]): CaptureLogEntry {
+  return { teamId, receivedAt, eventCount: events.length, eventsJson: JSON.stringify(events) };
+}
+
 const UUIDS = ['0190a3f2-0000-7000-8000-000000000001', '0190a3f2-0000-7000-8000-000000000002', '0190a3f2-0000-7000-8000-000000000003'];
 
 /** A catalog location on each backend, opened raw (for a schema before the latest) or as the server opens it. */
@@ -91,8 +95,8 @@ for (const location of LOCATIONS) {
       try {
         assert.equal(await lastCaptureLogId(catalog.db), 0);
         const ids = await appendToCaptureLog(catalog.db, [
-          { teamId: 7, receivedAt: 1_704_067_300_000, events: [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')] },
-          { teamId: 8, receivedAt: 1_704_067_400_000, events: [loggedEvent(UUIDS[2]!, 'c')] },
+          logEntry(7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]),
+          logEntry(8, 1_704_067_400_000, [loggedEvent(UUIDS[2]!, 'c')]),
         ]);
         const end = await lastCaptureLogId(catalog.db);
         const first = await readCaptureLog(catalog.db, 1, 0, end);

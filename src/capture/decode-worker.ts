@@ -1,0 +1,20 @@
+import { parentPort } from 'node:worker_threads';
+import { ApiError } from '../errors.js';
+import { acceptCaptureRequest, type CaptureRequest } from './accept-request.js';
+import type { DecodeReply, DecodeTask } from './request-decoder.js';
+
+/** The decoding thread: accepts requests in the order they come and answers each. */
+parentPort!.on('message', (task: DecodeTask) => {
+  let reply: DecodeReply;
+  try {
+    const request: CaptureRequest = { ...task.request, body: Buffer.from(task.request.body) };
+    const accepted = acceptCaptureRequest(request);
+    reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, eventsJson: JSON.stringify(accepted.events) };
+  } catch (error) {
+    reply =
+      error instanceof ApiError
+        ? { id: task.id, apiError: { status: error.status, type: error.type, code: error.code, detail: error.detail, attr: error.attr } }
+        : { id: task.id, failure: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});
