@@ -56,7 +56,8 @@ export class RequestDecoder {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./decode-worker.js', import.meta.url));
+    // Its objects live for one request: a small young generation serves it (the process's flag would give it 128 MB).
+    const worker = new Worker(new URL('./decode-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 32 } });
     worker.on('message', (reply: DecodeReply) => this.settle(reply));
     worker.on('error', (error) => this.abandon(worker, error));
     worker.on('exit', (code) => this.abandon(worker, new Error(`the capture decoding thread exited with code ${code}`)));
