@@ -72,8 +72,9 @@ export async function readCaptureLog(
   for (const head of heads) {
     if (total > 0 && total + Number(head.event_count) > events) break;
     total += Number(head.event_count);
-    const entry = { id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), events: known(Number(head.id)) ?? [] };
-    if (entry.events.length === 0) unknown.set(entry.id, entry);
+    const held = known(Number(head.id));
+    const entry = { id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), events: held ?? [] };
+    if (held === undefined) unknown.set(entry.id, entry);
     entries.push(entry);
   }
   const ids = [...unknown.keys()];

@@ -7,7 +7,8 @@ import type { DecodeReply, DecodeTask } from './request-decoder.js';
 parentPort!.on('message', (task: DecodeTask) => {
   let reply: DecodeReply;
   try {
-    const request: CaptureRequest = { ...task.request, body: Buffer.from(task.request.body) };
+    const { body } = task.request;
+    const request: CaptureRequest = { ...task.request, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
     const accepted = acceptCaptureRequest(request);
     reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, eventsJson: JSON.stringify(accepted.events) };
   } catch (error) {

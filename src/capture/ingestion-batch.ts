@@ -9,7 +9,7 @@ import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
-import { PersonProcessor } from './person-processor.js';
+import { mergeSourceOf, PersonProcessor } from './person-processor.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
 
@@ -54,7 +54,12 @@ export class IngestionBatch {
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
     const persons = new PersonBatch(this.db, teamId, this.persons);
     const events = entries.map((entry) => entry.events.map(withPersonUpdate));
-    await persons.preload(events.flat().flatMap((event) => [event.distinctId, ...mergeIds(event)]));
+    await persons.preload(
+      events.flat().flatMap((event) => {
+        const source = mergeSourceOf(event);
+        return source === null ? [event.distinctId] : [event.distinctId, source];
+      }),
+    );
     const personProcessor = new PersonProcessor(persons, teamId);
     const groupProcessor = new GroupProcessor(this.db, teamId, this.groupTypes);
     for (const [position, entry] of entries.entries()) {
@@ -99,9 +104,4 @@ export class IngestionBatch {
     if (typeof event.properties.$group_type !== 'string') return undefined;
     return (await this.groupTypes.indexOf(this.db, teamId, event.properties.$group_type, false)) ?? undefined;
   }
-}
-
-function mergeIds(event: NormalizedEvent): string[] {
-  const ids = [event.properties.$anon_distinct_id, event.properties.alias];
-  return ids.filter((id): id is string => typeof id === 'string');
 }

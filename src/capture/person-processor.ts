@@ -16,7 +16,7 @@ export interface EventPerson {
 const HOUR_MS = 3_600_000;
 
 /** The id an identify/alias event merges into the event's person, if the event is a merge trigger. */
-function mergeSourceOf(event: NormalizedEvent): string | null {
+export function mergeSourceOf(event: NormalizedEvent): string | null {
   if (event.event === '$identify') {
     const anon = event.properties.$anon_distinct_id;
     if (anon === undefined) return null;

@@ -150,7 +150,7 @@ export class DefinitionRecorder {
     if (event.event === '$groupidentify') {
       const groupSet = properties.$group_set;
       if (event.groupTypeIndex !== undefined && isPlainObject(groupSet)) {
-        this.collectProperties(teamId, groupSet, PropertyDefinitionKind.Group, event.groupTypeIndex, nowMs, pending);
+        this.collectProperties(teamId, groupSet, PropertyDefinitionKind.Group, event.groupTypeIndex, nowMs, pending, null);
       }
       return;
     }
@@ -168,11 +168,8 @@ export class DefinitionRecorder {
       if (typed && linked) this.settle(settled!.eventProperties, property);
     }
     for (const personProperties of [properties.$set, properties.$set_once]) {
-      if (!isPlainObject(personProperties)) continue;
-      for (const [property, value] of Object.entries(personProperties)) {
-        if (!fitsColumn(property)) continue;
-        const typed = this.collectProperty(teamId, sanitize(property), value, PropertyDefinitionKind.Person, NO_GROUP_TYPE, nowMs, pending);
-        if (typed) this.settle(settled!.personProperties, property);
+      if (isPlainObject(personProperties)) {
+        this.collectProperties(teamId, personProperties, PropertyDefinitionKind.Person, NO_GROUP_TYPE, nowMs, pending, settled!.personProperties);
       }
     }
   }
@@ -209,9 +206,13 @@ export class DefinitionRecorder {
     groupTypeIndex: number,
     nowMs: number,
     pending: PendingWrites,
+    /** Where keys found stored with a type are remembered (see `settled`), if anywhere. */
+    settledKeys: Set<string> | null,
   ): void {
     for (const [property, value] of Object.entries(properties)) {
-      if (fitsColumn(property)) this.collectProperty(teamId, sanitize(property), value, kind, groupTypeIndex, nowMs, pending);
+      if (!fitsColumn(property)) continue;
+      const typed = this.collectProperty(teamId, sanitize(property), value, kind, groupTypeIndex, nowMs, pending);
+      if (typed && settledKeys) this.settle(settledKeys, property);
     }
   }
 
