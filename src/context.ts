@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import type { CaptureLog } from './capture/capture-log.js';
 import { CaptureService } from './capture/capture-service.js';
 import { FlagsService } from './flags/flags-service.js';
 import { EventWriter } from './capture/event-writer.js';
@@ -60,7 +61,7 @@ export interface AppContext {
   actors: AnalysisActors;
 }
 
-export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse): AppContext {
+export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse, captureLog: CaptureLog): AppContext {
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
   const definitions = new DefinitionRecorder(catalog.db);
@@ -69,6 +70,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const personWriteLock = new Mutex();
   const ingestion = new IngestionConsumer(
     catalog,
+    captureLog,
     relay,
     new EventWriter(storedWarehouse),
     groupTypes,
@@ -78,7 +80,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   );
   // Everything below reads through this, so every read sees every acknowledged write.
   const warehouse = new ConsistentWarehouse(storedWarehouse, ingestion);
-  const capture = new CaptureService(catalog, projectRepository, ingestion);
+  const capture = new CaptureService(captureLog, projectRepository, ingestion);
   const actionRepository = new ActionRepository(catalog.db);
   const cohortRepository = new CohortRepository(catalog.db);
   // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from './config.js';
 import { usesEmbeddedStorage } from './config.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './bootstrap.js';
@@ -7,6 +8,13 @@ import { DataDirLock } from './storage/data-dir-lock.js';
 import { openWarehouse } from './storage/warehouse/open.js';
 import { EventWriter } from './capture/event-writer.js';
 import { drainLegacyPendingEvents } from './capture/legacy-pending-events.js';
+import { CatalogCaptureLog, type CaptureLog } from './capture/capture-log.js';
+import { FileCaptureLog } from './capture/spool/file-capture-log.js';
+import { moveCatalogLogEntries } from './capture/spool/move-catalog-log.js';
+import type { Catalog } from './storage/catalog/catalog.js';
+
+/** The embedded capture log's directory, inside the data directory. */
+export const CAPTURE_LOG_DIR = 'capture-log';
 
 export interface OpenStores {
   context: AppContext;
@@ -29,7 +37,15 @@ export async function openStores(config: Config): Promise<OpenStores> {
       await catalog.close();
       throw error;
     }
-    const context = createContext(config, catalog, warehouse);
+    let captureLog: CaptureLog;
+    try {
+      captureLog = await openCaptureLog(config, catalog);
+    } catch (error) {
+      await warehouse.close();
+      await catalog.close();
+      throw error;
+    }
+    const context = createContext(config, catalog, warehouse, captureLog);
     // Process whatever was acknowledged before a crash or stop.
     await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
     await context.ingestion.flush();
@@ -42,6 +58,7 @@ export async function openStores(config: Config): Promise<OpenStores> {
         await context.capture.close();
         await context.ingestion.flush();
         await context.relay.pruneApplied(catalog.db);
+        await captureLog.close();
         await warehouse.close();
         await catalog.close();
         lock?.release();
@@ -51,4 +68,12 @@ export async function openStores(config: Config): Promise<OpenStores> {
     lock?.release();
     throw error;
   }
+}
+
+/** Where the data directory is used, the capture log is files there; with PostgreSQL, a catalog table. */
+async function openCaptureLog(config: Config, catalog: Catalog): Promise<CaptureLog> {
+  if (catalog.dialect === 'postgres') return new CatalogCaptureLog(catalog.db);
+  const log = await FileCaptureLog.open(path.join(config.dataDir, CAPTURE_LOG_DIR));
+  await moveCatalogLogEntries(catalog.db, log);
+  return log;
 }

@@ -18,74 +18,93 @@ export interface StoredCaptureLogEntry {
   events: LoggedEvent[];
 }
 
-/** Requests per insert statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+/**
+ * The durable log of acknowledged capture requests, processed behind the answer. The embedded
+ * stores keep it in files in the data directory (`FileCaptureLog`); with PostgreSQL it is a
+ * catalog table, so nothing is kept in the data directory.
+ */
+export interface CaptureLog {
+  /** Commits accepted requests in order; durable when it resolves, with their ids, ascending. */
+  append(entries: readonly CaptureLogEntry[]): Promise<number[]>;
+  /** The id of the newest entry; 0 when nothing was ever logged. */
+  lastId(): Promise<number>;
+  /**
+   * The oldest entries after id `after` up to id `through`, in order, until about `events` events
+   * (at least one entry when any waits). `known` gives the events of entries this process still
+   * holds in memory; only the others are read and parsed.
+   */
+  read(events: number, after: number, through: number, known?: (id: number) => LoggedEvent[] | undefined): Promise<StoredCaptureLogEntry[]>;
+  /** Removes the entries up to `through`: their events are in the warehouse. */
+  remove(through: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Requests per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 200;
 
-/** Commits accepted requests to the log, in order; durable when it resolves, with their ids. */
-export async function appendToCaptureLog(db: CatalogDb, entries: readonly CaptureLogEntry[]): Promise<number[]> {
-  const rows = entries.map((entry) => ({
-    team_id: entry.teamId,
-    received_at: entry.receivedAt,
-    event_count: entry.eventCount,
-    events: entry.eventsJson,
-  }));
-  return db.transaction().execute(async (trx) => {
-    const ids: number[] = [];
-    for (let index = 0; index < rows.length; index += CHUNK) {
-      const inserted = await trx.insertInto('capture_log').values(rows.slice(index, index + CHUNK)).returning('id').execute();
-      // Ids are assigned in the order of the rows; RETURNING's own order is not promised.
-      ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
+/** The capture log as the catalog table `capture_log`. */
+export class CatalogCaptureLog implements CaptureLog {
+  constructor(private readonly db: CatalogDb) {}
+
+  append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
+    const rows = entries.map((entry) => ({
+      team_id: entry.teamId,
+      received_at: entry.receivedAt,
+      event_count: entry.eventCount,
+      events: entry.eventsJson,
+    }));
+    return this.db.transaction().execute(async (trx) => {
+      const ids: number[] = [];
+      for (let index = 0; index < rows.length; index += CHUNK) {
+        const inserted = await trx.insertInto('capture_log').values(rows.slice(index, index + CHUNK)).returning('id').execute();
+        // Ids are assigned in the order of the rows; RETURNING's own order is not promised.
+        ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
+      }
+      return ids;
+    });
+  }
+
+  async lastId(): Promise<number> {
+    const row = await this.db.selectFrom('capture_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row ? Number(row.id) : 0;
+  }
+
+  async read(
+    events: number,
+    after: number,
+    through: number,
+    known: (id: number) => LoggedEvent[] | undefined = () => undefined,
+  ): Promise<StoredCaptureLogEntry[]> {
+    const heads = await this.db
+      .selectFrom('capture_log')
+      .select(['id', 'team_id', 'received_at', 'event_count'])
+      .where('id', '>', after)
+      .where('id', '<=', through)
+      .orderBy('id')
+      .limit(events)
+      .execute();
+    const entries: StoredCaptureLogEntry[] = [];
+    const unknown = new Map<number, StoredCaptureLogEntry>();
+    let total = 0;
+    for (const head of heads) {
+      if (total > 0 && total + Number(head.event_count) > events) break;
+      total += Number(head.event_count);
+      const held = known(Number(head.id));
+      const entry = { id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), events: held ?? [] };
+      if (held === undefined) unknown.set(entry.id, entry);
+      entries.push(entry);
     }
-    return ids;
-  });
-}
-
-/** The id of the newest entry, 0 when the log is empty. */
-export async function lastCaptureLogId(db: CatalogDb): Promise<number> {
-  const row = await db.selectFrom('capture_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? Number(row.id) : 0;
-}
-
-/**
- * The oldest entries after id `after` up to id `through`, in order, until about `events` events
- * (at least one entry when any waits). `known` gives the events of entries this process still
- * holds in memory; only the others are read and parsed.
- */
-export async function readCaptureLog(
-  db: CatalogDb,
-  events: number,
-  after: number,
-  through: number,
-  known: (id: number) => LoggedEvent[] | undefined = () => undefined,
-): Promise<StoredCaptureLogEntry[]> {
-  const heads = await db
-    .selectFrom('capture_log')
-    .select(['id', 'team_id', 'received_at', 'event_count'])
-    .where('id', '>', after)
-    .where('id', '<=', through)
-    .orderBy('id')
-    .limit(events)
-    .execute();
-  const entries: StoredCaptureLogEntry[] = [];
-  const unknown = new Map<number, StoredCaptureLogEntry>();
-  let total = 0;
-  for (const head of heads) {
-    if (total > 0 && total + Number(head.event_count) > events) break;
-    total += Number(head.event_count);
-    const held = known(Number(head.id));
-    const entry = { id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), events: held ?? [] };
-    if (held === undefined) unknown.set(entry.id, entry);
-    entries.push(entry);
+    const ids = [...unknown.keys()];
+    for (let index = 0; index < ids.length; index += CHUNK) {
+      const rows = await this.db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
+      for (const row of rows) unknown.get(Number(row.id))!.events = JSON.parse(row.events) as LoggedEvent[];
+    }
+    return entries;
   }
-  const ids = [...unknown.keys()];
-  for (let index = 0; index < ids.length; index += CHUNK) {
-    const rows = await db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
-    for (const row of rows) unknown.get(Number(row.id))!.events = JSON.parse(row.events) as LoggedEvent[];
-  }
-  return entries;
-}
 
-/** Removes the entries up to `id`, in the transaction that commits their processing. */
-export async function removeFromCaptureLog(db: CatalogDb, id: number): Promise<void> {
-  await db.deleteFrom('capture_log').where('id', '<=', id).execute();
+  async remove(through: number): Promise<void> {
+    await this.db.deleteFrom('capture_log').where('id', '<=', through).execute();
+  }
+
+  async close(): Promise<void> {}
 }

@@ -1,10 +1,9 @@
 import type { Project } from '../projects/project.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
-import type { Catalog } from '../storage/catalog/catalog.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { CaptureRequest } from './accept-request.js';
 import { InvalidApiKey } from './capture-errors.js';
-import { appendToCaptureLog, type CaptureLogEntry } from './capture-log.js';
+import type { CaptureLog, CaptureLogEntry } from './capture-log.js';
 import type { IngestionConsumer } from './ingestion-consumer.js';
 import { RequestDecoder } from './request-decoder.js';
 
@@ -22,7 +21,7 @@ export class CaptureService {
   private readonly logStage = new CoalescingRunner(() => this.logQueued());
 
   constructor(
-    private readonly catalog: Catalog,
+    private readonly log: CaptureLog,
     private readonly projects: ProjectRepository,
     private readonly consumer: IngestionConsumer,
   ) {}
@@ -34,7 +33,6 @@ export class CaptureService {
 
     this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount: decoded.eventCount, eventsJson: decoded.eventsJson });
     await this.logStage.run();
-    this.consumer.trigger();
     if (!this.projectsWithEvents.has(project.id)) {
       await this.projects.markIngestedEvent(project.id);
       this.projectsWithEvents.add(project.id);
@@ -62,7 +60,7 @@ export class CaptureService {
     await new Promise((resolve) => setImmediate(resolve));
     const entries = this.queued.splice(0);
     if (entries.length === 0) return;
-    const ids = await appendToCaptureLog(this.catalog.db, entries);
+    const ids = await this.log.append(entries);
     this.consumer.handOver(ids, entries);
   }
 }

@@ -10,8 +10,12 @@ import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
+
+/** Requests processed between yields to the event loop, which meanwhile accepts more captures. */
+const REQUESTS_PER_TURN = 8;
 
 interface CatalogChanges {
   write(db: CatalogDb): Promise<OutboxEntry[]>;
@@ -63,6 +67,7 @@ export class IngestionBatch {
     const personProcessor = new PersonProcessor(persons, teamId);
     const groupProcessor = new GroupProcessor(this.db, teamId, this.groupTypes);
     for (const [position, entry] of entries.entries()) {
+      if (position % REQUESTS_PER_TURN === REQUESTS_PER_TURN - 1) await yieldToEventLoop();
       const createdAt = epochMsToClickhouse(entry.receivedAt);
       const recordable: RecordableEvent[] = [];
       this.recordable.push({ teamId, receivedAt: entry.receivedAt, events: recordable });

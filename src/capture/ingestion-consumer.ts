@@ -4,7 +4,7 @@ import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
-import { lastCaptureLogId, readCaptureLog, removeFromCaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from './capture-log.js';
+import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from './capture-log.js';
 import type { LoggedEvent } from './normalize-event.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
@@ -17,24 +17,21 @@ import { IngestionBatch } from './ingestion-batch.js';
 const BATCH_EVENTS = 20_000;
 
 /**
- * Unprocessed events at which capture waits before answering (see `admit`): one batch. Three
- * batches held more memory (peak RSS up to 1.5 GB on the 1M-event bench) and went no faster.
+ * Unprocessed events at which capture waits before answering (see `admit`): two batches, so
+ * captures go on while a full batch is processed. Three held more memory (peak RSS up to
+ * 1.5 GB on the 1M-event bench) and went no faster.
  */
-const MAX_BACKLOG_EVENTS = 20_000;
+const MAX_BACKLOG_EVENTS = 40_000;
 
-/** A batch's events on their way into the warehouse, and the last log entry they came from. */
-interface WarehouseInsert {
-  done: Promise<void>;
-  throughId: number;
-}
+/** How long logged events may wait for a batch to fill before they are processed anyway. */
+const BATCH_FILL_MS = 1000;
 
 /**
  * Processes the capture log behind the acknowledgements, a batch at a time: person and group
  * processing, then the person changes and their replica outbox in one catalog transaction, then
  * the events into the warehouse while the next batch is processed, then the definitions.
  *
- * A log entry is removed only once its events are in the warehouse (in the next batch's
- * transaction, or at the end of the pass). After a crash or a failure, entries whose person
+ * A log entry is removed only once its events are in the warehouse. After a crash or a failure, entries whose person
  * changes were committed are processed again: person processing applied twice ends in the same
  * state (the same `$set` values, merges already made, persons already created with the same
  * UUIDs), and the warehouse drops the events it already has (uuid dedup). Person writes from the
@@ -51,9 +48,11 @@ export class IngestionConsumer {
   /** Logged entries not processed yet, by entry id in log order (see `handOver`). */
   private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
+  private fillTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly catalog: Catalog,
+    private readonly log: CaptureLog,
     private readonly relay: OutboxRelay,
     private readonly writer: EventWriter,
     private readonly groupTypes: GroupTypeRegistry,
@@ -65,12 +64,14 @@ export class IngestionConsumer {
 
   /** Resolves once everything logged before the call is processed. */
   flush(): Promise<void> {
+    if (this.fillTimer) clearTimeout(this.fillTimer);
+    this.fillTimer = null;
     return this.runner.run();
   }
 
   /** Starts a flush without waiting for it; a failure is reported, and the next flush retries it. */
   trigger(): void {
-    this.runner.run().catch(this.onBackgroundError);
+    this.flush().catch(this.onBackgroundError);
   }
 
   /** Takes the entries this process just logged, so their events are not read back from the log. */
@@ -79,6 +80,10 @@ export class IngestionConsumer {
       this.handedOver.set(id, entries[index]!);
       this.unprocessed += entries[index]!.eventCount;
     }
+    // Processing waits for a batch to fill: a warehouse insert and a catalog transaction per
+    // 20,000 events cost far less than per few thousand. Reads never wait: they flush.
+    if (this.unprocessed >= BATCH_EVENTS) this.trigger();
+    else this.fillTimer ??= setTimeout(() => this.trigger(), BATCH_FILL_MS).unref();
   }
 
   /** Forgets what was handed over up to `id`: a pass read those entries, from memory or not. */
@@ -121,12 +126,12 @@ export class IngestionConsumer {
   private async processLog(): Promise<void> {
     await this.relay.flush();
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
-    const end = await lastCaptureLogId(this.catalog.db);
+    const end = await this.log.lastId();
     let after = 0;
-    let inserting: WarehouseInsert | null = null;
+    let inserting: Promise<void> | null = null;
     try {
       for (;;) {
-        const entries = await readCaptureLog(this.catalog.db, BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
+        const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         after = entries[entries.length - 1]!.id;
         const batch = await this.commitBatch(entries, inserting);
@@ -137,27 +142,23 @@ export class IngestionConsumer {
       }
     } catch (error) {
       // The event writer takes one call at a time: the next pass must not start beside this insert.
-      await inserting?.done.catch(() => undefined);
+      await inserting?.catch(() => undefined);
       throw error;
     }
-    if (inserting) {
-      await inserting.done;
-      await removeFromCaptureLog(this.catalog.db, inserting.throughId);
-    }
+    await inserting;
     await this.relay.flush();
     this.writer.settled();
   }
 
-  /** Processes a batch and commits its catalog changes, with the removal of the entries `previous` stored. */
-  private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: WarehouseInsert | null): Promise<IngestionBatch> {
+  /** Processes a batch and commits its catalog changes once the `previous` batch's insert is done. */
+  private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
     const batch = new IngestionBatch(this.catalog.db, this.groupTypes, this.persons);
     await this.personWriteLock.run(async () => {
       try {
         await batch.process(entries);
-        await previous?.done;
+        await previous;
         await this.catalog.db.transaction().execute(async (trx) => {
           await batch.write(trx);
-          if (previous) await removeFromCaptureLog(trx, previous.throughId);
           await this.relay.pruneApplied(trx);
         });
       } catch (error) {
@@ -170,10 +171,11 @@ export class IngestionConsumer {
     return batch;
   }
 
-  private insertEvents(batch: IngestionBatch, throughId: number): WarehouseInsert {
-    const done = this.writer.insertNew(batch.rows);
+  /** Stores a batch's events, then removes the log entries they came from, up to `throughId`. */
+  private insertEvents(batch: IngestionBatch, throughId: number): Promise<void> {
+    const done = this.writer.insertNew(batch.rows).then(() => this.log.remove(throughId));
     // Awaited before the next commit or at the end of the pass; until then a failure must not count as unhandled.
     done.catch(() => undefined);
-    return { done, throughId };
+    return done;
   }
 }

@@ -5,7 +5,9 @@ import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { describe, test } from 'node:test';
-import { appendToCaptureLog, lastCaptureLogId, readCaptureLog, removeFromCaptureLog, type CaptureLogEntry } from '../../src/capture/capture-log.js';
+import { CatalogCaptureLog, type CaptureLog, type CaptureLogEntry } from '../../src/capture/capture-log.js';
+import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
+import { moveCatalogLogEntries } from '../../src/capture/spool/move-catalog-log.js';
 import { EventWriter, type EventRow } from '../../src/capture/event-writer.js';
 import { drainLegacyPendingEvents } from '../../src/capture/legacy-pending-events.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
@@ -87,37 +89,124 @@ const LOCATIONS = [
   },
 ];
 
+/** What every capture log does, whatever keeps it. */
+async function checkLogContract(log: CaptureLog): Promise<void> {
+  assert.equal(await log.lastId(), 0);
+  const ids = await log.append([
+    logEntry(7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]),
+    logEntry(8, 1_704_067_400_000, [loggedEvent(UUIDS[2]!, 'c')]),
+  ]);
+  const end = await log.lastId();
+  const first = await log.read(1, 0, end);
+  assert.equal(first.length, 1, 'a request over the budget is still read, alone');
+  assert.deepEqual(
+    first.map((entry) => [entry.teamId, entry.receivedAt, entry.events]),
+    [[7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]]],
+  );
+  const both = await log.read(3, 0, end);
+  assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
+  assert.deepEqual(ids, both.map((entry) => entry.id), "append returns each request's id, in order");
+  assert.equal(end, ids[1]);
+  const held = await log.read(3, 0, end, (id) => (id === ids[1] ? [loggedEvent(UUIDS[0]!, 'held')] : undefined));
+  assert.deepEqual(held.map((entry) => entry.events.map((event) => event.event)), [['a', 'b'], ['held']], 'events held in memory are not read back');
+  assert.deepEqual(both[1]!.events, [loggedEvent(UUIDS[2]!, 'c')]);
+  assert.equal((await log.read(10, 0, first[0]!.id)).length, 1, 'nothing past the bound');
+  assert.deepEqual((await log.read(10, first[0]!.id, end)).map((entry) => entry.id), [both[1]!.id], 'only after');
+  await log.remove(first[0]!.id);
+  assert.deepEqual((await log.read(10, 0, end)).map((entry) => entry.id), [both[1]!.id]);
+  await log.remove(end);
+  assert.deepEqual(await log.read(10, 0, end), []);
+  const [next] = await log.append([logEntry(7, 1_704_067_500_000, [loggedEvent(UUIDS[0]!, 'd')])]);
+  assert.ok(next! > end, 'ids keep ascending after removal');
+  assert.equal(await log.lastId(), next);
+}
+
+describe('capture log in files', () => {
+  test('requests read back whole and in order, about a budget of events at a time, up to a bound; removal up to an id', async () => {
+    const directory = tempDataDir('tally-capture-files-');
+    const log = await FileCaptureLog.open(directory);
+    try {
+      await checkLogContract(log);
+    } finally {
+      await log.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  test('reopened, it holds what was appended and not removed; a write cut short at the end is dropped; removed segments are deleted', async () => {
+    const directory = tempDataDir('tally-capture-files-');
+    try {
+      const log = await FileCaptureLog.open(directory);
+      const [first] = await log.append([logEntry(7, 1, [loggedEvent(UUIDS[0]!, 'a')])]);
+      const [second] = await log.append([logEntry(7, 2, [loggedEvent(UUIDS[1]!, 'b')])]);
+      await log.remove(first!);
+      await log.close();
+      const [segment] = fs.readdirSync(directory).filter((name) => name.endsWith('.log'));
+      const intact = fs.statSync(path.join(directory, segment!)).size;
+      // A crash in the middle of the next append: half a record at the end.
+      const record = fs.readFileSync(path.join(directory, segment!)).subarray(0, intact);
+      fs.appendFileSync(path.join(directory, segment!), record.subarray(record.length - 40));
+
+      const reopened = await FileCaptureLog.open(directory);
+      assert.equal(fs.statSync(path.join(directory, segment!)).size, intact, 'the torn write is cut off');
+      assert.equal(await reopened.lastId(), second);
+      const [third] = await reopened.append([logEntry(8, 3, [loggedEvent(UUIDS[2]!, 'c')])]);
+      assert.equal(third, second! + 1);
+      await reopened.close();
+
+      const again = await FileCaptureLog.open(directory);
+      const kept = await again.read(10, 0, await again.lastId());
+      assert.deepEqual(
+        kept.map((entry) => [entry.id, entry.teamId, entry.receivedAt, entry.events.map((event) => event.event)]),
+        [[second, 7, 2, ['b']], [third, 8, 3, ['c']]],
+      );
+      await again.remove(third!);
+      assert.deepEqual(fs.readdirSync(directory), ['removed'], 'every segment is deleted once its entries are removed');
+      await again.close();
+
+      const emptied = await FileCaptureLog.open(directory);
+      assert.deepEqual(await emptied.read(10, 0, Number.MAX_SAFE_INTEGER), []);
+      const [fourth] = await emptied.append([logEntry(7, 4, [loggedEvent(UUIDS[0]!, 'd')])]);
+      assert.equal(fourth, third! + 1, 'ids are never reused, even once every file is gone');
+      await emptied.close();
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
 for (const location of LOCATIONS) {
   describe(`capture log on ${location.name}`, { skip: location.skip ?? false }, () => {
     test('requests read back whole and in order, about a budget of events at a time, up to a bound; removal up to an id', async () => {
       const place = await location.create();
       const catalog = await openCatalog(place.options);
       try {
-        assert.equal(await lastCaptureLogId(catalog.db), 0);
-        const ids = await appendToCaptureLog(catalog.db, [
-          logEntry(7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]),
-          logEntry(8, 1_704_067_400_000, [loggedEvent(UUIDS[2]!, 'c')]),
-        ]);
-        const end = await lastCaptureLogId(catalog.db);
-        const first = await readCaptureLog(catalog.db, 1, 0, end);
-        assert.equal(first.length, 1, 'a request over the budget is still read, alone');
-        assert.deepEqual(
-          first.map((entry) => [entry.teamId, entry.receivedAt, entry.events]),
-          [[7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]]],
-        );
-        const both = await readCaptureLog(catalog.db, 3, 0, end);
-        assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
-        assert.deepEqual(ids, both.map((entry) => entry.id), "append returns each request's id, in order");
-        const held = await readCaptureLog(catalog.db, 3, 0, end, (id) => (id === ids[1] ? [loggedEvent(UUIDS[0]!, 'held')] : undefined));
-        assert.deepEqual(held.map((entry) => entry.events.map((event) => event.event)), [['a', 'b'], ['held']], 'events held in memory are not read back');
-        assert.deepEqual(both[1]!.events, [loggedEvent(UUIDS[2]!, 'c')]);
-        assert.equal((await readCaptureLog(catalog.db, 10, 0, first[0]!.id)).length, 1, 'nothing past the bound');
-        assert.deepEqual((await readCaptureLog(catalog.db, 10, first[0]!.id, end)).map((entry) => entry.id), [both[1]!.id], 'only after');
-        await removeFromCaptureLog(catalog.db, first[0]!.id);
-        assert.deepEqual((await readCaptureLog(catalog.db, 10, 0, end)).map((entry) => entry.id), [both[1]!.id]);
-        await removeFromCaptureLog(catalog.db, end);
-        assert.deepEqual(await readCaptureLog(catalog.db, 10, 0, end), []);
+        await checkLogContract(new CatalogCaptureLog(catalog.db));
       } finally {
+        await catalog.close();
+        await place.drop();
+      }
+    });
+
+    test('entries an older build left in the catalog table move to the file log once, in order', async () => {
+      const place = await location.create();
+      const catalog = await openCatalog(place.options);
+      const directory = tempDataDir('tally-capture-files-');
+      const files = await FileCaptureLog.open(directory);
+      try {
+        const table = new CatalogCaptureLog(catalog.db);
+        await table.append([logEntry(7, 1, [loggedEvent(UUIDS[0]!, 'a')]), logEntry(8, 2, [loggedEvent(UUIDS[1]!, 'b')])]);
+        await moveCatalogLogEntries(catalog.db, files);
+        await moveCatalogLogEntries(catalog.db, files);
+        assert.equal(await table.lastId(), 0, 'the table is emptied');
+        const moved = await files.read(10, 0, await files.lastId());
+        assert.deepEqual(
+          moved.map((entry) => [entry.teamId, entry.receivedAt, entry.events.map((event) => event.event)]),
+          [[7, 1, ['a']], [8, 2, ['b']]],
+        );
+      } finally {
+        await files.close();
+        fs.rmSync(directory, { recursive: true, force: true });
         await catalog.close();
         await place.drop();
       }

@@ -4,6 +4,7 @@ import { after, test } from 'node:test';
 import { bootstrapIfEmpty } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
+import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { openCatalog } from '../../src/storage/catalog/catalog.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
@@ -64,7 +65,8 @@ test('acknowledged events survive a failed warehouse insert: the next pass store
   const catalog = await openCatalog(config);
   const warehouse = new FailingEventsInsert(new ChdbWarehouse(`${directory}/warehouse`));
   await migrateWarehouse(warehouse);
-  const context = createContext(config, catalog, warehouse);
+  const captureLog = await FileCaptureLog.open(`${directory}/capture-log`);
+  const context = createContext(config, catalog, warehouse, captureLog);
   const token = (await bootstrapIfEmpty(context))!.projectToken;
   const originalError = console.error;
   console.error = () => undefined;
@@ -94,9 +96,10 @@ test('acknowledged events survive a failed warehouse insert: the next pass store
     assert.deepEqual(events.map((row) => row.person_id), [persons[0]!.uuid, persons[0]!.uuid, persons[0]!.uuid]);
     const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').orderBy('id').execute();
     assert.deepEqual(links.map((link) => link.distinct_id), ['anon-1', 'user-1']);
-    assert.deepEqual(await catalog.db.selectFrom('capture_log').select('id').execute(), []);
+    assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), [], 'every entry is removed once stored');
   } finally {
     console.error = originalError;
+    await captureLog.close();
     await warehouse.close();
     await catalog.close();
   }

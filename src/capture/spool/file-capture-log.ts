@@ -1,0 +1,259 @@
+import fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { Mutex } from '../../util/mutex.js';
+import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from '../capture-log.js';
+import type { LoggedEvent } from '../normalize-event.js';
+import { decodeSegment, encodedRecordLength, encodeRecord, RECORD_HEADER_BYTES } from './spool-record.js';
+
+/** A segment takes appends until it reaches this size; then the next append starts a new one. */
+const SEGMENT_BYTES = 64 * 1024 * 1024;
+const SEGMENT_SUFFIX = '.log';
+/** Holds the id up to which entries are removed: float64 id, then its CRC-32. */
+const REMOVED_FILE = 'removed';
+
+interface Segment {
+  file: string;
+  lastId: number;
+  bytes: number;
+  /** Opened on the first read of an entry that is not held in memory. */
+  reader: Promise<FileHandle> | null;
+}
+
+interface IndexedEntry {
+  id: number;
+  teamId: number;
+  receivedAt: number;
+  eventCount: number;
+  segment: Segment;
+  payloadOffset: number;
+  payloadLength: number;
+}
+
+/**
+ * The capture log of the embedded stores: append-only segment files in the data directory.
+ * An append is one positional write and an fdatasync, both on libuv's threads, so the event loop
+ * never waits on the disk for an acknowledgement (a log table in SQLite cost the main thread an
+ * fsync per commit and wrote every event twice, to the WAL and at checkpoint). Removal writes
+ * the removed-through id, and deletes the segments it covers.
+ */
+export class FileCaptureLog implements CaptureLog {
+  /** Appends, removals and closing change files and the index one at a time. */
+  private readonly files = new Mutex();
+  private readonly entries: IndexedEntry[] = [];
+  /** Index of the first entry in `entries` not removed yet (removal trims the array lazily). */
+  private head = 0;
+  private readonly segments: Segment[] = [];
+  private active: { segment: Segment; writer: FileHandle } | null = null;
+  private nextId: number;
+  private removedThrough: number;
+  private removedFile: FileHandle | null = null;
+
+  private constructor(
+    private readonly directory: string,
+    removedThrough: number,
+    lastId: number,
+  ) {
+    this.removedThrough = removedThrough;
+    this.nextId = Math.max(removedThrough, lastId) + 1;
+  }
+
+  /** Opens the log in `directory`: indexes what is not removed and cuts off a write a crash left torn. */
+  static async open(directory: string): Promise<FileCaptureLog> {
+    fs.mkdirSync(directory, { recursive: true });
+    const removedThrough = readRemovedThrough(path.join(directory, REMOVED_FILE));
+    const files = fs
+      .readdirSync(directory)
+      .filter((name) => name.endsWith(SEGMENT_SUFFIX))
+      .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
+    const kept: { segment: Segment; entries: IndexedEntry[] }[] = [];
+    let lastId = 0;
+    for (const name of files) {
+      const file = path.join(directory, name);
+      const contents = fs.readFileSync(file);
+      const { records, intactBytes } = decodeSegment(contents);
+      if (intactBytes < contents.length) fs.truncateSync(file, intactBytes);
+      if (records.length > 0) lastId = Math.max(lastId, records[records.length - 1]!.id);
+      const segment: Segment = { file, lastId: records.at(-1)?.id ?? 0, bytes: intactBytes, reader: null };
+      const live = records.filter((record) => record.id > removedThrough);
+      if (live.length === 0) {
+        fs.rmSync(file);
+        continue;
+      }
+      kept.push({ segment, entries: live.map((record) => ({ ...record, segment })) });
+    }
+    const log = new FileCaptureLog(directory, removedThrough, lastId);
+    for (const { segment, entries } of kept) {
+      log.segments.push(segment);
+      log.entries.push(...entries);
+    }
+    return log;
+  }
+
+  append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
+    return this.files.run(async () => {
+      const lengths = entries.map((entry) => Buffer.byteLength(entry.eventsJson));
+      const buffer = Buffer.allocUnsafe(lengths.reduce((total, length) => total + encodedRecordLength(length), 0));
+      // Ids are spent even if the write fails, so a record a failed write left behind never shares one.
+      const firstId = this.nextId;
+      this.nextId += entries.length;
+      let offset = 0;
+      for (const [index, entry] of entries.entries()) {
+        const head = { id: firstId + index, teamId: entry.teamId, receivedAt: entry.receivedAt, eventCount: entry.eventCount };
+        offset = encodeRecord(buffer, offset, head, entry.eventsJson, lengths[index]!);
+      }
+      const { segment, writer } = await this.writableSegment(firstId);
+      try {
+        let w = 0; while (w < buffer.length) w += fs.writeSync(writer.fd, buffer, w, buffer.length - w, segment.bytes + w);
+        fs.fdatasyncSync(writer.fd);
+      } catch (error) {
+        // Nothing more goes into a segment whose end is uncertain.
+        this.active = null;
+        await writer.truncate(segment.bytes).catch(() => undefined);
+        await writer.close().catch(() => undefined);
+        throw error;
+      }
+      let recordOffset = segment.bytes;
+      const ids: number[] = [];
+      for (const [index, entry] of entries.entries()) {
+        const id = firstId + index;
+        const { teamId, receivedAt, eventCount } = entry;
+        const payloadLength = lengths[index]!;
+        this.entries.push({ id, teamId, receivedAt, eventCount, segment, payloadOffset: recordOffset + RECORD_HEADER_BYTES, payloadLength });
+        recordOffset += encodedRecordLength(payloadLength);
+        ids.push(id);
+      }
+      segment.bytes += buffer.length;
+      segment.lastId = firstId + entries.length - 1;
+      return ids;
+    });
+  }
+
+  async lastId(): Promise<number> {
+    return this.head < this.entries.length ? this.entries[this.entries.length - 1]!.id : this.removedThrough;
+  }
+
+  async read(
+    events: number,
+    after: number,
+    through: number,
+    known: (id: number) => LoggedEvent[] | undefined = () => undefined,
+  ): Promise<StoredCaptureLogEntry[]> {
+    const read: StoredCaptureLogEntry[] = [];
+    let total = 0;
+    for (let index = this.firstAfter(after); index < this.entries.length; index++) {
+      const entry = this.entries[index]!;
+      if (entry.id > through || (total > 0 && total + entry.eventCount > events)) break;
+      total += entry.eventCount;
+      const held = known(entry.id);
+      read.push({ id: entry.id, teamId: entry.teamId, receivedAt: entry.receivedAt, events: held ?? (await this.eventsOf(entry)) });
+    }
+    return read;
+  }
+
+  remove(through: number): Promise<void> {
+    return this.files.run(async () => {
+      if (through <= this.removedThrough) return;
+      this.removedFile ??= await fs.promises.open(path.join(this.directory, REMOVED_FILE), fs.constants.O_RDWR | fs.constants.O_CREAT);
+      await writeFully(this.removedFile, encodeRemovedThrough(through), 0);
+      await this.removedFile.datasync();
+      this.removedThrough = through;
+      while (this.head < this.entries.length && this.entries[this.head]!.id <= through) this.head++;
+      if (this.head > 1024 && this.head * 2 > this.entries.length) {
+        this.entries.splice(0, this.head);
+        this.head = 0;
+      }
+      while (this.segments.length > 0 && this.segments[0]!.lastId <= through) {
+        const segment = this.segments[0]!;
+        if (this.active?.segment === segment) {
+          await this.active.writer.close();
+          this.active = null;
+        }
+        this.segments.shift();
+        await (await segment.reader)?.close();
+        await fs.promises.rm(segment.file, { force: true });
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.files.run(async () => {
+      await this.active?.writer.close();
+      this.active = null;
+      for (const segment of this.segments) {
+        await (await segment.reader)?.close();
+        segment.reader = null;
+      }
+      await this.removedFile?.close();
+      this.removedFile = null;
+    });
+  }
+
+  /** The position in `entries` of the first entry after id `after` (ids ascend: binary search). */
+  private firstAfter(after: number): number {
+    let low = this.head;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.entries[middle]!.id <= after) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private async eventsOf(entry: IndexedEntry): Promise<LoggedEvent[]> {
+    entry.segment.reader ??= fs.promises.open(entry.segment.file, 'r');
+    const reader = await entry.segment.reader;
+    const payload = Buffer.allocUnsafe(entry.payloadLength);
+    const { bytesRead } = await reader.read(payload, 0, entry.payloadLength, entry.payloadOffset);
+    if (bytesRead !== entry.payloadLength) throw new Error(`capture log entry ${entry.id} is cut short in ${entry.segment.file}`);
+    return JSON.parse(payload.toString('utf8')) as LoggedEvent[];
+  }
+
+  /** The segment to append to: the active one while it is small enough, else a new one named by `firstId`. */
+  private async writableSegment(firstId: number): Promise<{ segment: Segment; writer: FileHandle }> {
+    if (this.active && this.active.segment.bytes < SEGMENT_BYTES) return this.active;
+    await this.active?.writer.close();
+    this.active = null;
+    const file = path.join(this.directory, `${String(firstId).padStart(16, '0')}${SEGMENT_SUFFIX}`);
+    const writer = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC);
+    // The new file's name must be on disk before anything written to it is acknowledged.
+    await syncDirectory(this.directory);
+    const segment: Segment = { file, lastId: firstId - 1, bytes: 0, reader: null };
+    this.segments.push(segment);
+    this.active = { segment, writer };
+    return this.active;
+  }
+}
+
+async function writeFully(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+  for (let written = 0; written < buffer.length; ) {
+    const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, position + written);
+    written += bytesWritten;
+  }
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await fs.promises.open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function encodeRemovedThrough(id: number): Buffer {
+  const buffer = Buffer.alloc(12);
+  buffer.writeDoubleLE(id, 0);
+  buffer.writeUInt32LE(zlib.crc32(buffer.subarray(0, 8)), 8);
+  return buffer;
+}
+
+/** 0 when nothing was removed yet, or when the file is damaged: then everything kept is processed again, which is safe. */
+function readRemovedThrough(file: string): number {
+  if (!fs.existsSync(file)) return 0;
+  const buffer = fs.readFileSync(file);
+  if (buffer.length < 12 || zlib.crc32(buffer.subarray(0, 8)) !== buffer.readUInt32LE(8)) return 0;
+  return buffer.readDoubleLE(0);
+}
