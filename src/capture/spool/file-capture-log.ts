@@ -105,8 +105,8 @@ export class FileCaptureLog implements CaptureLog {
       }
       const { segment, writer } = await this.writableSegment(firstId);
       try {
-        let w = 0; while (w < buffer.length) w += fs.writeSync(writer.fd, buffer, w, buffer.length - w, segment.bytes + w);
-        fs.fdatasyncSync(writer.fd);
+        await writeFully(writer, buffer, segment.bytes);
+        await writer.datasync();
       } catch (error) {
         // Nothing more goes into a segment whose end is uncertain.
         this.active = null;
