@@ -173,6 +173,32 @@ describe('capture log in files', () => {
       fs.rmSync(directory, { recursive: true, force: true });
     }
   });
+
+  test('a full segment is followed by a new one; segments go once all their entries are removed, the one being written last', async () => {
+    const directory = tempDataDir('tally-capture-files-');
+    const segments = () => fs.readdirSync(directory).filter((name) => name.endsWith('.log')).length;
+    try {
+      // Every append fills a one-byte segment.
+      const log = await FileCaptureLog.open(directory, { segmentBytes: 1 });
+      const ids: number[] = [];
+      for (const [index, uuid] of UUIDS.entries()) ids.push(...(await log.append([logEntry(7, index, [loggedEvent(uuid, `e${index}`)])])));
+      assert.equal(segments(), 3);
+      await log.remove(ids[0]!);
+      assert.equal(segments(), 2);
+      assert.deepEqual((await log.read(10, 0, ids[2]!)).map((entry) => entry.events[0]!.event), ['e1', 'e2'], 'the others are read from their own segments');
+      await log.remove(ids[1]!);
+      assert.equal(segments(), 1);
+      await log.close();
+
+      const reopened = await FileCaptureLog.open(directory, { segmentBytes: 1 });
+      assert.deepEqual((await reopened.read(10, 0, await reopened.lastId())).map((entry) => [entry.id, entry.events[0]!.event]), [[ids[2], 'e2']]);
+      await reopened.remove(ids[2]!);
+      assert.equal(segments(), 0);
+      await reopened.close();
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
 });
 
 for (const location of LOCATIONS) {

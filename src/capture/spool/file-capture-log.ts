@@ -8,7 +8,7 @@ import type { LoggedEvent } from '../normalize-event.js';
 import { decodeSegment, encodedRecordLength, encodeRecord, RECORD_HEADER_BYTES } from './spool-record.js';
 
 /** A segment takes appends until it reaches this size; then the next append starts a new one. */
-const SEGMENT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 const SEGMENT_SUFFIX = '.log';
 /** Holds the id up to which entries are removed: float64 id, then its CRC-32. */
 const REMOVED_FILE = 'removed';
@@ -52,6 +52,7 @@ export class FileCaptureLog implements CaptureLog {
 
   private constructor(
     private readonly directory: string,
+    private readonly segmentBytes: number,
     removedThrough: number,
     lastId: number,
   ) {
@@ -60,7 +61,7 @@ export class FileCaptureLog implements CaptureLog {
   }
 
   /** Opens the log in `directory`: indexes what is not removed and cuts off a write a crash left torn. */
-  static async open(directory: string): Promise<FileCaptureLog> {
+  static async open(directory: string, { segmentBytes = DEFAULT_SEGMENT_BYTES } = {}): Promise<FileCaptureLog> {
     fs.mkdirSync(directory, { recursive: true });
     const removedThrough = readRemovedThrough(path.join(directory, REMOVED_FILE));
     const files = fs
@@ -83,7 +84,7 @@ export class FileCaptureLog implements CaptureLog {
       }
       kept.push({ segment, entries: live.map((record) => ({ ...record, segment })) });
     }
-    const log = new FileCaptureLog(directory, removedThrough, lastId);
+    const log = new FileCaptureLog(directory, segmentBytes, removedThrough, lastId);
     for (const { segment, entries } of kept) {
       log.segments.push(segment);
       log.entries.push(...entries);
@@ -213,7 +214,7 @@ export class FileCaptureLog implements CaptureLog {
 
   /** The segment to append to: the active one while it is small enough, else a new one named by `firstId`. */
   private async writableSegment(firstId: number): Promise<{ segment: Segment; writer: FileHandle }> {
-    if (this.active && this.active.segment.bytes < SEGMENT_BYTES) return this.active;
+    if (this.active && this.active.segment.bytes < this.segmentBytes) return this.active;
     await this.active?.writer.close();
     this.active = null;
     const file = path.join(this.directory, `${String(firstId).padStart(16, '0')}${SEGMENT_SUFFIX}`);
