@@ -77,7 +77,8 @@ export type UpdateOutcome = 'unchanged' | 'filtered' | 'changed';
 
 /** Applies $set_once, $set and $unset in PostHog's order. */
 export function applyPersonUpdate(properties: Record<string, unknown>, update: PersonUpdate, force = true): UpdateOutcome {
-  const before = new Set(Object.keys(properties));
+  // $unset removes only what the person had before this event; most events unset nothing.
+  const before = update.unset.length > 0 ? new Set(Object.keys(properties)) : null;
   let outcome: UpdateOutcome = 'unchanged';
   for (const [key, value] of Object.entries(update.setOnce)) {
     if (!(key in properties)) {
@@ -96,7 +97,7 @@ export function applyPersonUpdate(properties: Record<string, unknown>, update: P
     }
   }
   for (const key of update.unset) {
-    if (before.has(key) && key in properties) {
+    if (before?.has(key) && key in properties) {
       delete properties[key];
       outcome = 'changed';
     }
