@@ -6,3 +6,16 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
+
+/** CPU seconds (user + system) a process and its main thread have used, from /proc (Linux). */
+export function cpuOf(pid: number): { processSeconds: number; mainThreadSeconds: number } {
+  const ticks = (statFile: string) => {
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the line.
+    const fields = fs.readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  };
+  return { processSeconds: ticks(`/proc/${pid}/stat`), mainThreadSeconds: ticks(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+/** Linux's USER_HZ, 100 on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;

@@ -10,7 +10,7 @@ import { openStores } from '../../src/stores.js';
 import { PERSON_UUID_NAMESPACE } from '../../src/persons/person.js';
 import { TallyServer, tempDataDir } from '../../test/support/tally.js';
 import { generateEvents, type GeneratedEvent } from '../generator.js';
-import { memoryOf } from '../memory.js';
+import { cpuOf, memoryOf } from '../memory.js';
 import { progressBar } from '../progress.js';
 import type { Measurement } from '../report.js';
 
@@ -97,6 +97,7 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
     bodies.push(zlib.gzipSync(JSON.stringify({ api_key: server.projectToken, batch, sent_at: new Date().toISOString() })));
   }
 
+  const cpuBefore = cpuOf(server.pid!);
   const loadBar = progressBar('capture /batch (4 senders)', events.length);
   let next = 0;
   let sent = 0;
@@ -121,6 +122,8 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
   const seconds = (performance.now() - started) / 1000;
   loadBar.stop();
   const peak = memoryOf(server.pid!).peakMb;
+  const cpuAfter = cpuOf(server.pid!);
+  const microsPerEvent = (seconds: number) => Math.round((seconds * 1e6) / events.length);
   await server.stop();
 
   const stores = await openStores(loadConfig({ TALLY_DATA_DIR: server.dataDir, LOG_LEVEL: 'error' }));
@@ -140,6 +143,20 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
       raw: Math.round(rawRate),
       ratio: tallyRate / rawRate,
       note: `${seconds.toFixed(1)} s from the first request until every event is queryable; raw = bulk insert of the same rows`,
+    },
+    {
+      suite: 'capture',
+      name: 'server CPU per event, all threads',
+      unit: 'µs',
+      value: microsPerEvent(cpuAfter.processSeconds - cpuBefore.processSeconds),
+      note: 'steadier than events/s on a shared VM: compare builds on this',
+    },
+    {
+      suite: 'capture',
+      name: 'server CPU per event, main thread',
+      unit: 'µs',
+      value: microsPerEvent(cpuAfter.mainThreadSeconds - cpuBefore.mainThreadSeconds),
+      note: 'HTTP, person processing and catalog writes run here',
     },
     { suite: 'capture', name: 'server RSS after start-up (empty data dir)', unit: 'MB', value: Math.round(startupRss) },
     { suite: 'capture', name: 'server peak RSS while loading', unit: 'MB', value: Math.round(peak) },
