@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { v5 as uuidv5 } from 'uuid';
-import type { EventRow } from '../../src/capture/event-writer.js';
+import { eventRowLine, type EventRow } from '../../src/capture/event-writer.js';
 import { loadConfig } from '../../src/config.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { epochMsToClickhouse } from '../../src/storage/warehouse/datetime.js';
@@ -55,8 +55,8 @@ async function rawInsertRate(events: GeneratedEvent[]): Promise<number> {
     const bar = progressBar('raw bulk insert', events.length);
     const started = performance.now();
     for (let index = 0; index < events.length; index += RAW_CHUNK) {
-      const chunk = events.slice(index, index + RAW_CHUNK).map((event) => rowOf(event, now));
-      await warehouse.insert('events', chunk);
+      const chunk = events.slice(index, index + RAW_CHUNK).map((event) => eventRowLine(rowOf(event, now)));
+      await warehouse.insertJsonEachRow('events', chunk.join('\n'));
       bar.update(Math.min(events.length, index + RAW_CHUNK));
     }
     const seconds = (performance.now() - started) / 1000;

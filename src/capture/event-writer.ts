@@ -1,6 +1,6 @@
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 
-/** A row of the warehouse `events` table, in its JSONEachRow form. */
+/** A row of the warehouse `events` table; `properties` and `person_properties` are JSON object texts. */
 export interface EventRow {
   uuid: string;
   team_id: number;
@@ -20,6 +20,17 @@ export interface EventRow {
   $group_3: string;
   $group_4: string;
   $session_id: string;
+}
+
+/**
+ * The row as one JSONEachRow line, its two property columns embedded as the JSON objects they
+ * are: the warehouse stores an object given for a String column as its text
+ * (`input_format_json_read_objects_as_strings`). Quoted instead, every quote in them would be
+ * escaped here and unescaped by the warehouse, half the cost of serialising an event.
+ */
+export function eventRowLine(row: EventRow): string {
+  const { properties, person_properties: personProperties, ...columns } = row;
+  return `${JSON.stringify(columns).slice(0, -1)},"properties":${properties},"person_properties":${personProperties}}`;
 }
 
 /** An event row already serialised as one JSONEachRow line, with its dedup key. */

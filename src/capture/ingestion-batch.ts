@@ -4,7 +4,7 @@ import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
 import type { StoredCaptureLogEntry } from './capture-log.js';
-import type { EventRow, SerialisedEventRow } from './event-writer.js';
+import { eventRowLine, type EventRow, type SerialisedEventRow } from './event-writer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type NormalizedEvent } from './normalize-event.js';
@@ -94,7 +94,7 @@ export class IngestionBatch {
           $group_4: groups[4],
           $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
         };
-        this.rows.push({ teamId, uuid: event.uuid, json: JSON.stringify(row) });
+        this.rows.push({ teamId, uuid: event.uuid, json: eventRowLine(row) });
         recordable.push({
           event: event.event,
           properties: event.properties,

@@ -55,7 +55,13 @@ export class ClickhouseWarehouse implements Warehouse {
 
   async insertJsonEachRow(table: string, text: string): Promise<void> {
     if (text.length === 0) return;
-    await this.client.insert({ table, values: Readable.from([text]), format: 'JSONEachRow' });
+    await this.client.insert({
+      table,
+      values: Readable.from([text]),
+      format: 'JSONEachRow',
+      // An object given for a String column is stored as its text (chDB's default; older servers' too).
+      clickhouse_settings: { input_format_json_read_objects_as_strings: 1 },
+    });
   }
 
   async close(): Promise<void> {
