@@ -39,6 +39,21 @@ export interface CaptureLog {
   close(): Promise<void>;
 }
 
+/**
+ * How every log sizes a read: the leading entries whose events fit in `budget`, and at least
+ * one, so a request larger than the budget is still read, alone.
+ */
+export function withinEventBudget<T extends { eventCount: number }>(candidates: Iterable<T>, budget: number): T[] {
+  const taken: T[] = [];
+  let total = 0;
+  for (const candidate of candidates) {
+    if (total > 0 && total + candidate.eventCount > budget) break;
+    total += candidate.eventCount;
+    taken.push(candidate);
+  }
+  return taken;
+}
+
 /** Requests per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 200;
 
@@ -83,15 +98,16 @@ export class CatalogCaptureLog implements CaptureLog {
       .orderBy('id')
       .limit(events)
       .execute();
+    const taken = withinEventBudget(
+      heads.map((head) => ({ id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), eventCount: Number(head.event_count) })),
+      events,
+    );
     const entries: StoredCaptureLogEntry[] = [];
     const unknown = new Map<number, StoredCaptureLogEntry>();
-    let total = 0;
-    for (const head of heads) {
-      if (total > 0 && total + Number(head.event_count) > events) break;
-      total += Number(head.event_count);
-      const held = known(Number(head.id));
-      const entry = { id: Number(head.id), teamId: Number(head.team_id), receivedAt: Number(head.received_at), events: held ?? [] };
-      if (held === undefined) unknown.set(entry.id, entry);
+    for (const { id, teamId, receivedAt } of taken) {
+      const held = known(id);
+      const entry = { id, teamId, receivedAt, events: held ?? [] };
+      if (held === undefined) unknown.set(id, entry);
       entries.push(entry);
     }
     const ids = [...unknown.keys()];

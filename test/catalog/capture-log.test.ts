@@ -174,6 +174,26 @@ describe('capture log in files', () => {
     }
   });
 
+  test('a read from disk returns every entry it chose even when a removal compacts the index meanwhile', async () => {
+    const directory = tempDataDir('tally-capture-files-');
+    try {
+      const writing = await FileCaptureLog.open(directory);
+      const ids = await writing.append(Array.from({ length: 1100 }, (_, index) => logEntry(7, index, [loggedEvent(UUIDS[0]!, `e${index}`)])));
+      await writing.close();
+      // Reopened, nothing is held in memory: every entry read waits on the disk.
+      const log = await FileCaptureLog.open(directory);
+      const reading = log.read(40, ids[1059]!, ids[1099]!);
+      await log.remove(ids[1059]!);
+      assert.deepEqual(
+        (await reading).map((entry) => entry.events[0]!.event),
+        Array.from({ length: 40 }, (_, index) => `e${1060 + index}`),
+      );
+      await log.close();
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   test('a full segment is followed by a new one; segments go once all their entries are removed, the one being written last', async () => {
     const directory = tempDataDir('tally-capture-files-');
     const segments = () => fs.readdirSync(directory).filter((name) => name.endsWith('.log')).length;

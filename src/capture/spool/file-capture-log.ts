@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Mutex } from '../../util/mutex.js';
-import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from '../capture-log.js';
+import { withinEventBudget, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../capture-log.js';
 import type { LoggedEvent } from '../normalize-event.js';
 import { decodeSegment, encodedRecordLength, encodeRecord, RECORD_HEADER_BYTES } from './spool-record.js';
 
@@ -141,12 +141,10 @@ export class FileCaptureLog implements CaptureLog {
     through: number,
     known: (id: number) => LoggedEvent[] | undefined = () => undefined,
   ): Promise<StoredCaptureLogEntry[]> {
+    // Chosen before the first await: a removal meanwhile may compact `entries` under the loop.
+    const taken = withinEventBudget(this.entriesBetween(after, through), events);
     const read: StoredCaptureLogEntry[] = [];
-    let total = 0;
-    for (let index = this.firstAfter(after); index < this.entries.length; index++) {
-      const entry = this.entries[index]!;
-      if (entry.id > through || (total > 0 && total + entry.eventCount > events)) break;
-      total += entry.eventCount;
+    for (const entry of taken) {
       const held = known(entry.id);
       read.push({ id: entry.id, teamId: entry.teamId, receivedAt: entry.receivedAt, events: held ?? (await this.eventsOf(entry)) });
     }
@@ -189,6 +187,13 @@ export class FileCaptureLog implements CaptureLog {
       await this.removedFile?.close();
       this.removedFile = null;
     });
+  }
+
+  /** The entries after id `after` up to id `through`, in order. */
+  private *entriesBetween(after: number, through: number): Generator<IndexedEntry> {
+    for (let index = this.firstAfter(after); index < this.entries.length && this.entries[index]!.id <= through; index++) {
+      yield this.entries[index]!;
+    }
   }
 
   /** The position in `entries` of the first entry after id `after` (ids ascend: binary search). */
