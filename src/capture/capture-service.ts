@@ -1,6 +1,7 @@
 import type { Project } from '../projects/project.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import type { CaptureRequest } from './accept-request.js';
 import { InvalidApiKey } from './capture-errors.js';
 import type { CaptureLog, CaptureLogEntry } from './capture-log.js';
@@ -57,7 +58,7 @@ export class CaptureService {
   /** Every request queued since the last commit, in arrival order, in one commit. */
   private async logQueued(): Promise<void> {
     // Requests whose bodies arrived in the same turn of the event loop share the commit (its fsync).
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
     const entries = this.queued.splice(0);
     if (entries.length === 0) return;
     const ids = await this.log.append(entries);

@@ -3,6 +3,7 @@ import type { PersonRepository } from '../persons/person-repository.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import type { StoredCaptureLogEntry } from './capture-log.js';
 import { eventRowLine, type EventRow, type SerialisedEventRow } from './event-writer.js';
 import { GroupProcessor } from './group-processor.js';
@@ -10,7 +11,6 @@ import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
-import { yieldToEventLoop } from '../util/yield.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
 

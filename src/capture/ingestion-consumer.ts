@@ -34,9 +34,9 @@ const BATCH_FILL_MS = 1000;
  * A log entry is removed only once its events are in the warehouse. After a crash or a failure,
  * entries whose person changes were committed are processed again: person processing applied
  * twice ends in the same state (the same `$set` values, merges already made, persons already
- * created with the same UUIDs), and the warehouse drops the events it already has (uuid dedup). Person writes from the
- * API cannot come between: every API call awaits `flush()`, which returns only when the log is
- * processed and its entries removed.
+ * created with the same UUIDs), and the warehouse drops the events it already has (uuid dedup).
+ * Person writes from the API cannot come between: every API call awaits `flush()`, which returns
+ * only when the log is processed and its entries removed.
  *
  * Every read of persons, definitions or the warehouse awaits `flush()`, so it sees every
  * acknowledged event.

@@ -16,29 +16,11 @@ import { catalogMigrations } from '../../src/storage/catalog/migrations/index.js
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { createPostgresDatabase, POSTGRES_SKIP_REASON } from '../support/catalogs.js';
+import { eventRowFixture } from '../support/event-rows.js';
 import { tempDataDir } from '../support/tally.js';
 
 function eventRow(uuid: string, event: string): EventRow {
-  return {
-    uuid,
-    team_id: 7,
-    event,
-    distinct_id: 'd',
-    properties: '{"line":"one\\ntwo"}',
-    timestamp: '2024-01-01 00:00:00.000000',
-    created_at: '2024-01-01 00:00:00.000000',
-    elements_chain: '',
-    person_id: '00000000-0000-0000-0000-000000000000',
-    person_properties: '{}',
-    person_created_at: '1970-01-01 00:00:00.000000',
-    person_mode: 'full',
-    $group_0: '',
-    $group_1: '',
-    $group_2: '',
-    $group_3: '',
-    $group_4: '',
-    $session_id: '',
-  };
+  return eventRowFixture({ uuid, event });
 }
 
 function loggedEvent(uuid: string, event: string): LoggedEvent {

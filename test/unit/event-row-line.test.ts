@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eventRowLine, type EventRow } from '../../src/capture/event-writer.js';
+import { eventRowLine } from '../../src/capture/event-writer.js';
+import { eventRowFixture } from '../support/event-rows.js';
 
-const row: EventRow = {
-  uuid: '0190a3f2-0000-7000-8000-000000000001',
-  team_id: 7,
+const row = eventRowFixture({
   event: 'quote " and \\ and \u2028 and \n',
   distinct_id: 'd\u{1F600}',
   properties: '{"text":"a \\"quoted\\" word","nested":{"list":[1,2.50,null,true]},"$set":{"plan":"pro"}}',
@@ -12,16 +11,9 @@ const row: EventRow = {
   created_at: '2024-01-02 00:00:00.000000',
   elements_chain: 'a:href="/x"',
   person_id: '0190a3f2-0000-7000-8000-000000000002',
-  person_properties: '{}',
-  person_created_at: '1970-01-01 00:00:00.000000',
-  person_mode: 'full',
   $group_0: 'org',
-  $group_1: '',
-  $group_2: '',
-  $group_3: '',
-  $group_4: '',
   $session_id: 's',
-};
+});
 
 test('an event row line is one JSON object with every column; the property columns are embedded objects, their text unchanged', () => {
   const line = eventRowLine(row);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { EventWriter, eventRowLine, type EventRow } from '../../src/capture/event-writer.js';
+import { EventWriter, eventRowLine } from '../../src/capture/event-writer.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import { eventRowFixture } from '../support/event-rows.js';
 import { tempDataDir } from '../support/tally.js';
 
 test('the warehouse stores the property columns of an event row line as the exact text given', async () => {
@@ -13,26 +14,12 @@ test('the warehouse stores the property columns of an event row line as the exac
     await migrateWarehouse(warehouse);
     const properties = '{"text":"a \\"quoted\\" word \\u00e9","n":2.50,"nested":{"list":[1,null,true]},"$set":{"plan":"pro"}}';
     const personProperties = '{"email":"a@example.com","$initial_os":"Mac OS X"}';
-    const row: EventRow = {
-      uuid: '0190a3f2-0000-7000-8000-000000000001',
-      team_id: 7,
-      event: 'e',
-      distinct_id: 'd',
+    const row = eventRowFixture({
       properties,
       timestamp: '2024-01-01 00:00:00.123456',
-      created_at: '2024-01-02 00:00:00.000000',
-      elements_chain: '',
       person_id: '0190a3f2-0000-7000-8000-000000000002',
       person_properties: personProperties,
-      person_created_at: '2024-01-01 00:00:00.000000',
-      person_mode: 'full',
-      $group_0: '',
-      $group_1: '',
-      $group_2: '',
-      $group_3: '',
-      $group_4: '',
-      $session_id: '',
-    };
+    });
     await new EventWriter(warehouse).insertNew([{ teamId: 7, uuid: row.uuid, json: eventRowLine(row) }]);
     assert.deepEqual(await warehouse.query('SELECT properties, person_properties FROM events'), [{ properties, person_properties: personProperties }]);
   } finally {
