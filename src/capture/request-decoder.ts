@@ -48,10 +48,12 @@ export class RequestDecoder {
     });
   }
 
+  /** Stops the thread; requests it still had fail rather than wait forever. */
   async close(): Promise<void> {
     const worker = this.worker;
-    this.worker = null;
-    await worker?.terminate();
+    if (!worker) return;
+    this.abandon(worker, new Error('the capture decoding thread was closed'));
+    await worker.terminate();
   }
 
   private running(): Worker {

@@ -87,11 +87,13 @@ test('property: arbitrary bodies get the same answer from the decoding thread as
   }
 });
 
-test('a closed decoder starts a new thread for the next request', async () => {
+test('a closed decoder fails what it still had, and starts a new thread for the next request', async () => {
   const decoder = new RequestDecoder();
   const raw = request(JSON.stringify({ api_key: 'phc_x', batch: [{ event: 'e', distinct_id: 'd', uuid }] }));
   await decoder.decode(raw);
+  const inFlight = assert.rejects(decoder.decode(raw), /closed/);
   await decoder.close();
+  await inFlight;
   assert.equal((await decoder.decode(raw)).eventCount, 1);
   await decoder.close();
 });
