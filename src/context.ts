@@ -66,7 +66,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const projectRepository = new ProjectRepository(catalog.db);
   const definitions = new DefinitionRecorder(catalog.db);
   const groupTypes = new GroupTypeRegistry();
-  const relay = new OutboxRelay(catalog.db, storedWarehouse);
+  const relay = new OutboxRelay(catalog.db, storedWarehouse, () => catalog.syncCommits());
   const personWriteLock = new Mutex();
   const ingestion = new IngestionConsumer(
     catalog,

@@ -1,7 +1,6 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import type { LoggedEvent } from './normalize-event.js';
 
-/** One accepted capture request, its events serialised (a JSON array of LoggedEvent). */
+/** One accepted capture request, its events serialised (a JSON array of `LoggedEvent`). */
 export interface CaptureLogEntry {
   teamId: number;
   /** Epoch milliseconds. */
@@ -10,12 +9,15 @@ export interface CaptureLogEntry {
   eventsJson: string;
 }
 
-/** An entry as read back, with its position in the log. */
+/**
+ * An entry as read back, with its position in the log. The events stay JSON text: the consumer
+ * parses them a few requests at a time, so a batch of them never holds up the event loop.
+ */
 export interface StoredCaptureLogEntry {
   id: number;
   teamId: number;
   receivedAt: number;
-  events: LoggedEvent[];
+  eventsJson: string;
 }
 
 /**
@@ -31,9 +33,9 @@ export interface CaptureLog {
   /**
    * The oldest entries after id `after` up to id `through`, in order, until about `events` events
    * (at least one entry when any waits). `known` gives the events of entries this process still
-   * holds in memory; only the others are read and parsed.
+   * holds in memory; only the others are read.
    */
-  read(events: number, after: number, through: number, known?: (id: number) => LoggedEvent[] | undefined): Promise<StoredCaptureLogEntry[]>;
+  read(events: number, after: number, through: number, known?: (id: number) => string | undefined): Promise<StoredCaptureLogEntry[]>;
   /** Removes the entries up to `through`: their events are in the warehouse. */
   remove(through: number): Promise<void>;
   close(): Promise<void>;
@@ -88,7 +90,7 @@ export class CatalogCaptureLog implements CaptureLog {
     events: number,
     after: number,
     through: number,
-    known: (id: number) => LoggedEvent[] | undefined = () => undefined,
+    known: (id: number) => string | undefined = () => undefined,
   ): Promise<StoredCaptureLogEntry[]> {
     const heads = await this.db
       .selectFrom('capture_log')
@@ -106,14 +108,14 @@ export class CatalogCaptureLog implements CaptureLog {
     const unknown = new Map<number, StoredCaptureLogEntry>();
     for (const { id, teamId, receivedAt } of taken) {
       const held = known(id);
-      const entry = { id, teamId, receivedAt, events: held ?? [] };
+      const entry = { id, teamId, receivedAt, eventsJson: held ?? '' };
       if (held === undefined) unknown.set(id, entry);
       entries.push(entry);
     }
     const ids = [...unknown.keys()];
     for (let index = 0; index < ids.length; index += CHUNK) {
       const rows = await this.db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
-      for (const row of rows) unknown.get(Number(row.id))!.events = JSON.parse(row.events) as LoggedEvent[];
+      for (const row of rows) unknown.get(Number(row.id))!.eventsJson = row.events;
     }
     return entries;
   }

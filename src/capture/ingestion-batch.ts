@@ -3,19 +3,16 @@ import type { PersonRepository } from '../persons/person-repository.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
-import { yieldToEventLoop } from '../util/yield.js';
+import type { TimeSlices } from '../util/yield.js';
 import type { StoredCaptureLogEntry } from './capture-log.js';
 import { eventRowLine, type EventRow, type SerialisedEventRow } from './event-writer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
-import { withPersonUpdate, type NormalizedEvent } from './normalize-event.js';
+import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
-
-/** Requests processed between yields to the event loop, which meanwhile accepts more captures. */
-const REQUESTS_PER_TURN = 8;
 
 interface CatalogChanges {
   write(db: CatalogDb): Promise<OutboxEntry[]>;
@@ -24,7 +21,8 @@ interface CatalogChanges {
 /**
  * Person and group processing for consecutive capture-log entries, in log order. `process` only
  * reads the catalog and produces the warehouse rows; `write` then stores every person and group
- * change with its replica changes, in the caller's transaction.
+ * change with its replica changes, in the caller's transaction. Both pause at the end of each
+ * time slice (after a request's events, or a statement), so captures are answered meanwhile.
  */
 export class IngestionBatch {
   readonly rows: SerialisedEventRow[] = [];
@@ -36,6 +34,7 @@ export class IngestionBatch {
     private readonly db: CatalogDb,
     private readonly groupTypes: GroupTypeRegistry,
     private readonly persons: PersonRepository,
+    private readonly slices: TimeSlices,
   ) {}
 
   async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
@@ -57,7 +56,11 @@ export class IngestionBatch {
 
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
     const persons = new PersonBatch(this.db, teamId, this.persons);
-    const events = entries.map((entry) => entry.events.map(withPersonUpdate));
+    const events: NormalizedEvent[][] = [];
+    for (const entry of entries) {
+      events.push((JSON.parse(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate));
+      await this.slices.pause();
+    }
     await persons.preload(
       events.flat().flatMap((event) => {
         const source = mergeSourceOf(event);
@@ -67,7 +70,7 @@ export class IngestionBatch {
     const personProcessor = new PersonProcessor(persons, teamId);
     const groupProcessor = new GroupProcessor(this.db, teamId, this.groupTypes);
     for (const [position, entry] of entries.entries()) {
-      if (position % REQUESTS_PER_TURN === REQUESTS_PER_TURN - 1) await yieldToEventLoop();
+      await this.slices.pause();
       const createdAt = epochMsToClickhouse(entry.receivedAt);
       const recordable: RecordableEvent[] = [];
       this.recordable.push({ teamId, receivedAt: entry.receivedAt, events: recordable });

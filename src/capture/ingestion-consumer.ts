@@ -1,11 +1,12 @@
 import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
 import { PersonRepository } from '../persons/person-repository.js';
-import type { Catalog } from '../storage/catalog/catalog.js';
+import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
+import { PauseBetweenQueries } from '../storage/catalog/pause-between-queries.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
+import { TimeSlices } from '../util/yield.js';
 import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from './capture-log.js';
-import type { LoggedEvent } from './normalize-event.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
@@ -27,13 +28,22 @@ const MAX_BACKLOG_EVENTS = 40_000;
 const BATCH_FILL_MS = 1000;
 
 /**
+ * The longest the consumer holds the event loop at a time. Captures are answered between
+ * slices; held for a whole batch's preload or writes (a third of a second), the senders and the
+ * decoding thread would sit idle meanwhile.
+ */
+const SLICE_MS = 5;
+
+/**
  * Processes the capture log behind the acknowledgements, a batch at a time: person and group
  * processing, then the person changes and their replica outbox in one catalog transaction, then
- * the events into the warehouse while the next batch is processed, then the definitions.
+ * the events into the warehouse and the definitions into the catalog while the next batch is
+ * processed.
  *
- * A log entry is removed only once its events are in the warehouse. After a crash or a failure,
- * entries whose person changes were committed are processed again: person processing applied
- * twice ends in the same state (the same `$set` values, merges already made, persons already
+ * A log entry is removed only once its events are in the warehouse, its definitions recorded
+ * and its catalog commit durable. After a crash, a power failure or a failure, entries whose
+ * person changes were committed are processed again: person processing applied twice ends in
+ * the same state (the same `$set` values, merges already made, persons already
  * created with the same UUIDs), and the warehouse drops the events it already has (uuid dedup).
  * Person writes from the API cannot come between: every API call awaits `flush()`, which returns
  * only when the log is processed and its entries removed.
@@ -49,6 +59,9 @@ export class IngestionConsumer {
   private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
+  private readonly slices = new TimeSlices(SLICE_MS);
+  /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
+  private readonly db: CatalogDb;
 
   constructor(
     private readonly catalog: Catalog,
@@ -60,7 +73,9 @@ export class IngestionConsumer {
     /** Every person write (this consumer and the persons API) runs under this lock, in turn. */
     private readonly personWriteLock: Mutex,
     private readonly onBackgroundError: (error: unknown) => void,
-  ) {}
+  ) {
+    this.db = catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
+  }
 
   /** Resolves once everything logged before the call is processed. */
   flush(): Promise<void> {
@@ -95,9 +110,8 @@ export class IngestionConsumer {
     }
   }
 
-  private heldEvents(id: number): LoggedEvent[] | undefined {
-    const entry = this.handedOver.get(id);
-    return entry && (JSON.parse(entry.eventsJson) as LoggedEvent[]);
+  private heldEvents(id: number): string | undefined {
+    return this.handedOver.get(id)?.eventsJson;
   }
 
   /**
@@ -128,36 +142,36 @@ export class IngestionConsumer {
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
     const end = await this.log.lastId();
     let after = 0;
-    let inserting: Promise<void> | null = null;
+    let storing: Promise<void> | null = null;
     try {
       for (;;) {
         const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         after = entries[entries.length - 1]!.id;
-        const batch = await this.commitBatch(entries, inserting);
-        inserting = this.insertEvents(batch, after);
+        const batch = await this.commitBatch(entries, storing);
+        storing = this.store(batch, after);
         // The replicas are written while the next batch is processed; a failure surfaces below.
         this.relay.flush().catch(() => undefined);
-        for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
       }
     } catch (error) {
       // The event writer takes one call at a time: the next pass must not start beside this insert.
-      await inserting?.catch(() => undefined);
+      await storing?.catch(() => undefined);
       throw error;
     }
-    await inserting;
+    await storing;
     await this.relay.flush();
     this.writer.settled();
   }
 
-  /** Processes a batch and commits its catalog changes once the `previous` batch's insert is done. */
+  /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
   private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
-    const batch = new IngestionBatch(this.catalog.db, this.groupTypes, this.persons);
+    const batch = new IngestionBatch(this.db, this.groupTypes, this.persons, this.slices);
     await this.personWriteLock.run(async () => {
       try {
         await batch.process(entries);
         await previous;
-        await this.catalog.db.transaction().execute(async (trx) => {
+        // Durable before the entries are removed from the log (`store`), not on commit.
+        await this.catalog.deferredSyncTransaction(this.db, async (trx) => {
           await batch.write(trx);
           await this.relay.pruneApplied(trx);
         });
@@ -171,11 +185,25 @@ export class IngestionConsumer {
     return batch;
   }
 
-  /** Stores a batch's events, then removes the log entries they came from, up to `throughId`. */
-  private insertEvents(batch: IngestionBatch, throughId: number): Promise<void> {
-    const done = this.writer.insertNew(batch.rows).then(() => this.log.remove(throughId));
+  /**
+   * Stores a batch's events and definitions, makes its catalog commit durable, then removes the
+   * log entries it came from, up to `throughId`: until then, a crash processes them again.
+   */
+  private store(batch: IngestionBatch, throughId: number): Promise<void> {
+    const done = Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)])
+      .then(throwFirstFailure)
+      .then(() => this.catalog.syncCommits())
+      .then(() => this.log.remove(throughId));
     // Awaited before the next commit or at the end of the pass; until then a failure must not count as unhandled.
     done.catch(() => undefined);
     return done;
   }
+
+  private async recordDefinitions(batch: IngestionBatch): Promise<void> {
+    for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+  }
+}
+
+function throwFirstFailure(results: PromiseSettledResult<void>[]): void {
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
 }

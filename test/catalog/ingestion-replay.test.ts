@@ -7,6 +7,7 @@ import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
+import { TimeSlices } from '../../src/util/yield.js';
 
 const T0 = Date.UTC(2024, 5, 15, 10, 20, 0);
 let sequence = 0;
@@ -32,24 +33,24 @@ function entries(): StoredCaptureLogEntry[] {
       id: 1,
       teamId: 1,
       receivedAt: T0,
-      events: [
+      eventsJson: JSON.stringify([
         event('$pageview', 'anon-1', { $set_once: { first: 'a' } }),
         event('$pageview', 'user-1', { $set: { plan: 'free' } }),
         event('$identify', 'user-1', { $anon_distinct_id: 'anon-1', $set: { email: 'ada@tally.dev' } }),
         event('signed up', 'anon-2', { $groups: { company: 'acme' } }),
-      ],
+      ]),
     },
     {
       id: 2,
       teamId: 1,
       receivedAt: T0 + 1000,
-      events: [
+      eventsJson: JSON.stringify([
         event('$create_alias', 'anon-2', { alias: 'user-2' }),
         event('$set', 'user-2', { $set: { plan: 'pro' }, $unset: ['missing'] }),
         event('$identify', 'user-3', { $anon_distinct_id: 'anon-2' }),
         event('$pageview', 'user-1', { $set: { plan: 'team' }, $set_once: { first: 'ignored' } }),
         event('$groupidentify', 'user-1', { $group_type: 'company', $group_key: 'acme', $group_set: { seats: 5 } }),
-      ],
+      ]),
     },
   ];
 }
@@ -64,7 +65,7 @@ for (const backend of CATALOG_BACKENDS) {
     after(() => dispose());
 
     async function apply(logged: StoredCaptureLogEntry[]) {
-      const batch = new IngestionBatch(catalog.db, new GroupTypeRegistry(), new PersonRepository());
+      const batch = new IngestionBatch(catalog.db, new GroupTypeRegistry(), new PersonRepository(), new TimeSlices(5));
       await batch.process(logged);
       await catalog.db.transaction().execute((trx) => batch.write(trx));
       return batch;

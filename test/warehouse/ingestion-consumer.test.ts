@@ -4,6 +4,7 @@ import { after, test } from 'node:test';
 import { bootstrapIfEmpty } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
+import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { openCatalog } from '../../src/storage/catalog/catalog.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
@@ -12,7 +13,11 @@ import type { QueryParams, Warehouse } from '../../src/storage/warehouse/warehou
 import { tempDataDir } from '../support/tally.js';
 
 const directory = tempDataDir('tally-consumer-');
-after(() => fs.rmSync(directory, { recursive: true, force: true }));
+const definitionsDirectory = tempDataDir('tally-consumer-definitions-');
+after(() => {
+  fs.rmSync(directory, { recursive: true, force: true });
+  fs.rmSync(definitionsDirectory, { recursive: true, force: true });
+});
 
 /** The embedded warehouse, except that the next events insert fails when asked to. */
 class FailingEventsInsert implements Warehouse {
@@ -99,6 +104,37 @@ test('acknowledged events survive a failed warehouse insert: the next pass store
     assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), [], 'every entry is removed once stored');
   } finally {
     console.error = originalError;
+    await captureLog.close();
+    await warehouse.close();
+    await catalog.close();
+  }
+});
+
+test('log entries stay until their definitions are recorded: a failed recording is made by the next pass', async () => {
+  const config = loadConfig({ TALLY_DATA_DIR: definitionsDirectory, LOG_LEVEL: 'error' });
+  const catalog = await openCatalog(config);
+  const warehouse = new ChdbWarehouse(`${definitionsDirectory}/warehouse`);
+  await migrateWarehouse(warehouse);
+  const captureLog = await FileCaptureLog.open(`${definitionsDirectory}/capture-log`);
+  const context = createContext(config, catalog, warehouse, captureLog);
+  const token = (await bootstrapIfEmpty(context))!.projectToken;
+  const record = DefinitionRecorder.prototype.record;
+  DefinitionRecorder.prototype.record = () => Promise.reject(new Error('injected: the catalog refused the definitions'));
+  try {
+    await context.capture.capture(request(token, [{ event: 'order placed', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { amount: 5 } }]));
+    await assert.rejects(context.ingestion.flush(), /injected/);
+    assert.equal((await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER)).length, 1, 'the entry is kept');
+
+    DefinitionRecorder.prototype.record = record;
+    await context.ingestion.flush();
+    const definitions = await catalog.db.selectFrom('event_definitions').select('name').execute();
+    assert.deepEqual(definitions.map((row) => row.name), ['order placed']);
+    const properties = await catalog.db.selectFrom('property_definitions').select(['name', 'property_type']).where('name', '=', 'amount').execute();
+    assert.deepEqual(properties, [{ name: 'amount', property_type: 'Numeric' }]);
+    assert.equal((await warehouse.query('SELECT uuid FROM events')).length, 1, 'stored once');
+    assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), []);
+  } finally {
+    DefinitionRecorder.prototype.record = record;
     await captureLog.close();
     await warehouse.close();
     await catalog.close();

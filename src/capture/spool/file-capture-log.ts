@@ -4,7 +4,6 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Mutex } from '../../util/mutex.js';
 import { withinEventBudget, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../capture-log.js';
-import type { LoggedEvent } from '../normalize-event.js';
 import { decodeSegment, encodedRecordLength, encodeRecord, RECORD_HEADER_BYTES } from './spool-record.js';
 
 /** A segment takes appends until it reaches this size; then the next append starts a new one. */
@@ -139,14 +138,14 @@ export class FileCaptureLog implements CaptureLog {
     events: number,
     after: number,
     through: number,
-    known: (id: number) => LoggedEvent[] | undefined = () => undefined,
+    known: (id: number) => string | undefined = () => undefined,
   ): Promise<StoredCaptureLogEntry[]> {
     // Chosen before the first await: a removal meanwhile may compact `entries` under the loop.
     const taken = withinEventBudget(this.entriesBetween(after, through), events);
     const read: StoredCaptureLogEntry[] = [];
     for (const entry of taken) {
       const held = known(entry.id);
-      read.push({ id: entry.id, teamId: entry.teamId, receivedAt: entry.receivedAt, events: held ?? (await this.eventsOf(entry)) });
+      read.push({ id: entry.id, teamId: entry.teamId, receivedAt: entry.receivedAt, eventsJson: held ?? (await this.eventsOf(entry)) });
     }
     return read;
   }
@@ -208,13 +207,13 @@ export class FileCaptureLog implements CaptureLog {
     return low;
   }
 
-  private async eventsOf(entry: IndexedEntry): Promise<LoggedEvent[]> {
+  private async eventsOf(entry: IndexedEntry): Promise<string> {
     entry.segment.reader ??= fs.promises.open(entry.segment.file, 'r');
     const reader = await entry.segment.reader;
     const payload = Buffer.allocUnsafe(entry.payloadLength);
     const { bytesRead } = await reader.read(payload, 0, entry.payloadLength, entry.payloadOffset);
     if (bytesRead !== entry.payloadLength) throw new Error(`capture log entry ${entry.id} is cut short in ${entry.segment.file}`);
-    return JSON.parse(payload.toString('utf8')) as LoggedEvent[];
+    return payload.toString('utf8');
   }
 
   /** The segment to append to: the active one while it is small enough, else a new one named by `firstId`. */

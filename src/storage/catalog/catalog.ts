@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type Transaction } from 'kysely';
 import type { CatalogSchema } from './schema.js';
 import type { CatalogDialect } from './dialect.js';
+import { DeferredWalSync } from './deferred-wal-sync.js';
 import { catalogMigrations } from './migrations/index.js';
 
 export type CatalogDb = Kysely<CatalogSchema>;
@@ -13,6 +14,14 @@ export type CatalogDb = Kysely<CatalogSchema>;
 export interface Catalog {
   readonly db: CatalogDb;
   readonly dialect: CatalogDialect;
+  /**
+   * Runs `work` in a transaction on `db` (the catalog's, or one derived from it with plugins)
+   * that is durable only once a later `syncCommits()` resolves: for bulk writes whose source is
+   * kept durable elsewhere until then. Embedded, the commit then does not wait on the disk.
+   */
+  deferredSyncTransaction<T>(db: CatalogDb, work: (trx: Transaction<CatalogSchema>) => Promise<T>): Promise<T>;
+  /** Makes every transaction committed so far durable. */
+  syncCommits(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,13 +68,30 @@ function openSqlite(dataDir: string): Catalog {
   database.pragma('cache_size = -65536');
   database.pragma('wal_autocheckpoint = 16384');
   const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const deferred = new DeferredWalSync(`${database.name}-wal`);
+  return {
+    db,
+    dialect: 'sqlite',
+    deferredSyncTransaction: (on, work) => deferred.transaction(on, work),
+    syncCommits: () => deferred.sync(),
+    close: async () => {
+      await deferred.close();
+      await db.destroy();
+    },
+  };
 }
 
 function openPostgres(databaseUrl: string): Catalog {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const db = new Kysely<CatalogSchema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    // PostgreSQL commits are durable at once; their cost is on the server, not in this process.
+    deferredSyncTransaction: (on, work) => on.transaction().execute(work),
+    syncCommits: async () => undefined,
+    close: () => db.destroy(),
+  };
 }
 
 /** Opens the catalog and brings its schema to the latest version. */

@@ -27,6 +27,8 @@ export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntr
  * as the version. Writers await `flush()` after committing, so the warehouse is in step before
  * they answer; start-up calls it to replay what a crash left. Applied rows are removed later
  * (`pruneApplied`); re-applying a row after a crash is harmless because its version is the same.
+ * Only durable rows are applied (`syncCommits` first): a row a power failure could still take
+ * back would leave the replica ahead of the catalog, under a version a later row may reuse.
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
@@ -35,6 +37,7 @@ export class OutboxRelay {
   constructor(
     private readonly db: CatalogDb,
     private readonly warehouse: Warehouse,
+    private readonly syncCommits: () => Promise<void>,
   ) {
     this.runner = new CoalescingRunner(() => this.drain());
   }
@@ -49,6 +52,7 @@ export class OutboxRelay {
   }
 
   private async drain(): Promise<void> {
+    await this.syncCommits();
     for (;;) {
       const rows = await this.db
         .selectFrom('warehouse_outbox')
