@@ -8,6 +8,7 @@ import type { StoredCaptureLogEntry } from './capture-log.js';
 import { eventRowLine, type EventRow, type SerialisedEventRow } from './event-writer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
+import type { KnownPersons } from './known-persons.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
@@ -29,12 +30,14 @@ export class IngestionBatch {
   /** Per request, the events for the definitions recorder. */
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
+  private readonly personsByTeam = new Map<number, PersonBatch>();
 
   constructor(
     private readonly db: CatalogDb,
     private readonly groupTypes: GroupTypeRegistry,
     private readonly persons: PersonRepository,
     private readonly slices: TimeSlices,
+    private readonly known: KnownPersons,
   ) {}
 
   async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
@@ -54,8 +57,14 @@ export class IngestionBatch {
     await appendToOutbox(db, outbox);
   }
 
+  /** Remembers the batch's persons once its `write` is committed, for the batches after it. */
+  committed(): void {
+    for (const [teamId, persons] of this.personsByTeam) this.known.remember(teamId, persons.committedPersons());
+  }
+
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
-    const persons = new PersonBatch(this.db, teamId, this.persons);
+    const persons = new PersonBatch(this.db, teamId, this.persons, this.known.forTeam(teamId));
+    this.personsByTeam.set(teamId, persons);
     const events: NormalizedEvent[][] = [];
     for (const entry of entries) {
       events.push((JSON.parse(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate));

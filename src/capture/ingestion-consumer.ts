@@ -10,6 +10,7 @@ import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from './captu
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
+import { KnownPersons } from './known-persons.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
@@ -32,7 +33,7 @@ const BATCH_FILL_MS = 1000;
  * slices; held for a whole batch's preload or writes (a third of a second), the senders and the
  * decoding thread would sit idle meanwhile.
  */
-const SLICE_MS = 5;
+const SLICE_MS = 2;
 
 /**
  * Processes the capture log behind the acknowledgements, a batch at a time: person and group
@@ -60,6 +61,9 @@ export class IngestionConsumer {
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
   private readonly slices = new TimeSlices(SLICE_MS);
+  private readonly knownPersons = new KnownPersons();
+  /** The person write lock's turn count at the consumer's last turn (see `KnownPersons`). */
+  private lastLockTurn = -1;
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
 
@@ -165,8 +169,11 @@ export class IngestionConsumer {
 
   /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
   private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
-    const batch = new IngestionBatch(this.db, this.groupTypes, this.persons, this.slices);
+    const batch = new IngestionBatch(this.db, this.groupTypes, this.persons, this.slices, this.knownPersons);
     await this.personWriteLock.run(async () => {
+      // Anyone else who held the lock since the consumer's last turn may have changed persons.
+      if (this.personWriteLock.turns !== this.lastLockTurn + 1) this.knownPersons.clear();
+      this.lastLockTurn = this.personWriteLock.turns;
       try {
         await batch.process(entries);
         await previous;
@@ -175,8 +182,10 @@ export class IngestionConsumer {
           await batch.write(trx);
           await this.relay.pruneApplied(trx);
         });
+        batch.committed();
       } catch (error) {
         this.groupTypes.forgetAll();
+        this.knownPersons.clear();
         throw error;
       }
     });

@@ -14,9 +14,9 @@ import { tempDataDir } from '../support/tally.js';
 
 const directory = tempDataDir('tally-consumer-');
 const definitionsDirectory = tempDataDir('tally-consumer-definitions-');
+const personsDirectory = tempDataDir('tally-consumer-persons-');
 after(() => {
-  fs.rmSync(directory, { recursive: true, force: true });
-  fs.rmSync(definitionsDirectory, { recursive: true, force: true });
+  for (const used of [directory, definitionsDirectory, personsDirectory]) fs.rmSync(used, { recursive: true, force: true });
 });
 
 /** The embedded warehouse, except that the next events insert fails when asked to. */
@@ -135,6 +135,38 @@ test('log entries stay until their definitions are recorded: a failed recording 
     assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), []);
   } finally {
     DefinitionRecorder.prototype.record = record;
+    await captureLog.close();
+    await warehouse.close();
+    await catalog.close();
+  }
+});
+
+test('a person changed through the API between batches is what the next batch builds on', async () => {
+  const config = loadConfig({ TALLY_DATA_DIR: personsDirectory, LOG_LEVEL: 'error' });
+  const catalog = await openCatalog(config);
+  const warehouse = new ChdbWarehouse(`${personsDirectory}/warehouse`);
+  await migrateWarehouse(warehouse);
+  const captureLog = await FileCaptureLog.open(`${personsDirectory}/capture-log`);
+  const context = createContext(config, catalog, warehouse, captureLog);
+  const { projectToken, projectId } = (await bootstrapIfEmpty(context))!;
+  try {
+    const person = async () => (await catalog.db.selectFrom('persons').select(['uuid', 'properties']).execute()).map((row) => ({ ...row, properties: JSON.parse(row.properties) }));
+    await context.capture.capture(request(projectToken, [{ event: 'signed up', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { $set: { plan: 'free', seats: 1 } } }]));
+    await context.ingestion.flush();
+    const [created] = await person();
+
+    const project = (await context.projectRepository.findById(projectId))!;
+    const user = await catalog.db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+    const key = { kind: 'uuid', uuid: created!.uuid } as const;
+    await context.persons.writes.deleteProperty(project, key, 'seats', { userId: Number(user.id) });
+    await context.persons.writes.setProperties(project, key, { plan: 'pro' }, { userId: Number(user.id) });
+
+    await context.capture.capture(request(projectToken, [{ event: 'color picked', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000002', properties: { $set: { color: 'red' } } }]));
+    await context.ingestion.flush();
+    assert.deepEqual(await person(), [{ uuid: created!.uuid, properties: { plan: 'pro', color: 'red', $creator_event_uuid: '0190a3f2-0000-7000-8000-000000000001' } }]);
+    const [row] = await warehouse.query<{ person_properties: string }>("SELECT person_properties FROM events WHERE event = 'color picked'");
+    assert.deepEqual(JSON.parse(row!.person_properties), { plan: 'pro', color: 'red', $creator_event_uuid: '0190a3f2-0000-7000-8000-000000000001' });
+  } finally {
     await captureLog.close();
     await warehouse.close();
     await catalog.close();
