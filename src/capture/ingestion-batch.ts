@@ -1,4 +1,4 @@
-import type { RecordableEvent } from '../definitions/definition-recorder.js';
+import type { DefinitionRecorder, RecordableEvent } from '../definitions/definition-recorder.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
@@ -14,6 +14,26 @@ import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
+
+/** Events parsed and processed together (see `processTeam`). */
+const EVENTS_PER_CHUNK = 2000;
+
+/** The distinct ids whose persons an event's processing reads. */
+function personDistinctIds(event: NormalizedEvent): string[] {
+  const source = mergeSourceOf(event);
+  return source === null ? [event.distinctId] : [event.distinctId, source];
+}
+
+/** What a batch works with; the consumer keeps them from one batch to the next. */
+export interface BatchServices {
+  /** The catalog, pausing between statements at the end of a time slice. */
+  db: CatalogDb;
+  groupTypes: GroupTypeRegistry;
+  persons: PersonRepository;
+  slices: TimeSlices;
+  knownPersons: KnownPersons;
+  definitions: DefinitionRecorder;
+}
 
 interface CatalogChanges {
   write(db: CatalogDb): Promise<OutboxEntry[]>;
@@ -32,13 +52,7 @@ export class IngestionBatch {
   private readonly changes: CatalogChanges[] = [];
   private readonly personsByTeam = new Map<number, PersonBatch>();
 
-  constructor(
-    private readonly db: CatalogDb,
-    private readonly groupTypes: GroupTypeRegistry,
-    private readonly persons: PersonRepository,
-    private readonly slices: TimeSlices,
-    private readonly known: KnownPersons,
-  ) {}
+  constructor(private readonly using: BatchServices) {}
 
   async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
     const teams = new Map<number, StoredCaptureLogEntry[]>();
@@ -51,7 +65,7 @@ export class IngestionBatch {
   }
 
   async write(db: CatalogDb): Promise<void> {
-    await this.groupTypes.writeAssigned(db);
+    await this.using.groupTypes.writeAssigned(db);
     const outbox: OutboxEntry[] = [];
     for (const changes of this.changes) outbox.push(...(await changes.write(db)));
     await appendToOutbox(db, outbox);
@@ -59,66 +73,81 @@ export class IngestionBatch {
 
   /** Remembers the batch's persons once its `write` is committed, for the batches after it. */
   committed(): void {
-    for (const [teamId, persons] of this.personsByTeam) this.known.remember(teamId, persons.committedPersons());
+    for (const [teamId, persons] of this.personsByTeam) this.using.knownPersons.remember(teamId, persons.committedPersons());
   }
 
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
-    const persons = new PersonBatch(this.db, teamId, this.persons, this.known.forTeam(teamId));
+    const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.knownPersons.forTeam(teamId));
     this.personsByTeam.set(teamId, persons);
-    const events: NormalizedEvent[][] = [];
-    for (const entry of entries) {
-      events.push((JSON.parse(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate));
-      await this.slices.pause();
-    }
-    await persons.preload(
-      events.flat().flatMap((event) => {
-        const source = mergeSourceOf(event);
-        return source === null ? [event.distinctId] : [event.distinctId, source];
-      }),
-    );
     const personProcessor = new PersonProcessor(persons, teamId);
-    const groupProcessor = new GroupProcessor(this.db, teamId, this.groupTypes);
-    for (const [position, entry] of entries.entries()) {
-      await this.slices.pause();
-      const createdAt = epochMsToClickhouse(entry.receivedAt);
-      const recordable: RecordableEvent[] = [];
-      this.recordable.push({ teamId, receivedAt: entry.receivedAt, events: recordable });
-      for (const event of events[position]!) {
-        const groups = await groupProcessor.process(event);
-        const person = await personProcessor.process(event);
-        const row: EventRow = {
-          uuid: event.uuid,
-          team_id: teamId,
-          event: event.event,
-          distinct_id: event.distinctId,
-          properties: JSON.stringify(event.properties),
-          timestamp: epochMsToClickhouse(event.time),
-          created_at: createdAt,
-          elements_chain: event.elementsChain,
-          person_id: person.personId,
-          person_properties: person.personProperties,
-          person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
-          person_mode: person.personMode,
-          $group_0: groups[0],
-          $group_1: groups[1],
-          $group_2: groups[2],
-          $group_3: groups[3],
-          $group_4: groups[4],
-          $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
-        };
-        this.rows.push({ teamId, uuid: event.uuid, json: eventRowLine(row) });
-        recordable.push({
-          event: event.event,
-          properties: event.properties,
-          groupTypeIndex: event.event === '$groupidentify' ? await this.groupTypeIndexOf(teamId, event) : undefined,
-        });
+    const groupProcessor = new GroupProcessor(this.using.db, teamId, this.using.groupTypes);
+    for (let next = 0; next < entries.length; ) {
+      // A few thousand events at a time, parsed, their persons found, then processed: parsed
+      // events die young instead of outliving the whole batch (the garbage collector copies
+      // what survives).
+      const chunk: { entry: StoredCaptureLogEntry; events: NormalizedEvent[] }[] = [];
+      for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
+        const entry = entries[next++]!;
+        const events = (JSON.parse(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate);
+        chunk.push({ entry, events });
+        size += events.length;
+        await this.using.slices.pause();
+      }
+      await persons.preload(chunk.flatMap(({ events }) => events.flatMap(personDistinctIds)));
+      for (const { entry, events } of chunk) {
+        await this.using.slices.pause();
+        await this.processRequest(teamId, entry, events, personProcessor, groupProcessor);
       }
     }
     this.changes.push(persons, groupProcessor);
   }
 
+  private async processRequest(
+    teamId: number,
+    entry: StoredCaptureLogEntry,
+    events: readonly NormalizedEvent[],
+    personProcessor: PersonProcessor,
+    groupProcessor: GroupProcessor,
+  ): Promise<void> {
+    const createdAt = epochMsToClickhouse(entry.receivedAt);
+    const recordable: RecordableEvent[] = [];
+    for (const event of events) {
+      const groups = await groupProcessor.process(event);
+      const person = await personProcessor.process(event);
+      const row: EventRow = {
+        uuid: event.uuid,
+        team_id: teamId,
+        event: event.event,
+        distinct_id: event.distinctId,
+        properties: JSON.stringify(event.properties),
+        timestamp: epochMsToClickhouse(event.time),
+        created_at: createdAt,
+        elements_chain: event.elementsChain,
+        person_id: person.personId,
+        person_properties: person.personProperties,
+        person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
+        person_mode: person.personMode,
+        $group_0: groups[0],
+        $group_1: groups[1],
+        $group_2: groups[2],
+        $group_3: groups[3],
+        $group_4: groups[4],
+        $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
+      };
+      this.rows.push({ teamId, uuid: event.uuid, json: eventRowLine(row) });
+      // Most events add nothing to the definitions; only the others are kept for the recorder.
+      const definable: RecordableEvent = {
+        event: event.event,
+        properties: event.properties,
+        groupTypeIndex: event.event === '$groupidentify' ? await this.groupTypeIndexOf(teamId, event) : undefined,
+      };
+      if (this.using.definitions.adds(teamId, definable, entry.receivedAt)) recordable.push(definable);
+    }
+    if (recordable.length > 0) this.recordable.push({ teamId, receivedAt: entry.receivedAt, events: recordable });
+  }
+
   private async groupTypeIndexOf(teamId: number, event: NormalizedEvent): Promise<number | undefined> {
     if (typeof event.properties.$group_type !== 'string') return undefined;
-    return (await this.groupTypes.indexOf(this.db, teamId, event.properties.$group_type, false)) ?? undefined;
+    return (await this.using.groupTypes.indexOf(this.using.db, teamId, event.properties.$group_type, false)) ?? undefined;
   }
 }

@@ -169,7 +169,14 @@ export class IngestionConsumer {
 
   /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
   private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
-    const batch = new IngestionBatch(this.db, this.groupTypes, this.persons, this.slices, this.knownPersons);
+    const batch = new IngestionBatch({
+      db: this.db,
+      groupTypes: this.groupTypes,
+      persons: this.persons,
+      slices: this.slices,
+      knownPersons: this.knownPersons,
+      definitions: this.definitions,
+    });
     await this.personWriteLock.run(async () => {
       // Anyone else who held the lock since the consumer's last turn may have changed persons.
       if (this.personWriteLock.turns !== this.lastLockTurn + 1) this.knownPersons.clear();

@@ -114,6 +114,17 @@ export class DefinitionRecorder {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Whether recording the event would write anything: false for the usual event, whose name and
+   * property keys are all stored this period. Callers keep only the others for `record`.
+   */
+  adds(teamId: number, event: RecordableEvent, nowMs: number): boolean {
+    if (UNRECORDED_EVENTS.has(event.event) || !fitsColumn(event.event)) return false;
+    if (event.event === '$groupidentify') return true;
+    const settled = this.settled.get(teamId)?.get(event.event);
+    return !(settled && settled.period === Math.floor(nowMs / LAST_SEEN_PERIOD_MS) && isSettled(event.properties, settled));
+  }
+
   /** Records the events of one request; `nowMs` is when it was received (the ingestion time). */
   async record(teamId: number, events: RecordableEvent[], nowMs = this.now()): Promise<void> {
     const period = Math.floor(nowMs / LAST_SEEN_PERIOD_MS);

@@ -57,6 +57,22 @@ for (const backend of CATALOG_BACKENDS) {
       return rows.map((row) => `${row.event}:${row.property}`);
     }
 
+    test('tells which events would add anything: only those not yet stored this period', async () => {
+      const order = { event: 'order placed', properties: { amount: 5, $set: { plan: 'pro' } } };
+      assert.equal(recorder.adds(1, order, clock), true, 'never recorded');
+      await recorder.record(1, [order]);
+      // The first sighting of keys already stored settles them; from then on the event adds nothing.
+      await recorder.record(1, [order]);
+      assert.equal(recorder.adds(1, order, clock), false);
+      assert.equal(recorder.adds(1, { ...order, properties: { amount: 7, $set: { plan: 'team' } } }, clock), false, 'other values, same keys');
+      assert.equal(recorder.adds(1, { ...order, properties: { amount: 5, coupon: 'x' } }, clock), true, 'a new event property');
+      assert.equal(recorder.adds(1, { ...order, properties: { amount: 5, $set_once: { first: 'a' } } }, clock), true, 'a new person property');
+      assert.equal(recorder.adds(2, order, clock), true, 'another project');
+      assert.equal(recorder.adds(1, order, clock + 60 * MINUTE), true, 'the next hour moves last_seen_at');
+      assert.equal(recorder.adds(1, { event: '$groupidentify', properties: {} }, clock), true, 'group properties are not remembered this way');
+      assert.equal(recorder.adds(1, { event: '$$plugin_metrics', properties: {} }, clock), false, 'never recorded');
+    });
+
     test('records event, event property and person property definitions with their links', async () => {
       await recorder.record(1, [
         {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { GroupTypeRegistry } from '../../src/capture/group-types.js';
+import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
 import { KnownPersons } from '../../src/capture/known-persons.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
@@ -66,7 +67,14 @@ for (const backend of CATALOG_BACKENDS) {
     after(() => dispose());
 
     async function apply(logged: StoredCaptureLogEntry[], on = catalog, known = new KnownPersons()) {
-      const batch = new IngestionBatch(on.db, new GroupTypeRegistry(), new PersonRepository(), new TimeSlices(5), known);
+      const batch = new IngestionBatch({
+        db: on.db,
+        groupTypes: new GroupTypeRegistry(),
+        persons: new PersonRepository(),
+        slices: new TimeSlices(5),
+        knownPersons: known,
+        definitions: new DefinitionRecorder(on.db),
+      });
       await batch.process(logged);
       await on.db.transaction().execute((trx) => batch.write(trx));
       batch.committed();
