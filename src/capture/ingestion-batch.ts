@@ -8,7 +8,6 @@ import type { StoredCaptureLogEntry } from './capture-log.js';
 import { eventRowLine, type EventRow, type SerialisedEventRow } from './event-writer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
-import type { KnownPersons } from './known-persons.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
@@ -31,7 +30,6 @@ export interface BatchServices {
   groupTypes: GroupTypeRegistry;
   persons: PersonRepository;
   slices: TimeSlices;
-  knownPersons: KnownPersons;
   definitions: DefinitionRecorder;
 }
 
@@ -50,7 +48,6 @@ export class IngestionBatch {
   /** Per request, the events for the definitions recorder. */
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
-  private readonly personsByTeam = new Map<number, PersonBatch>();
 
   constructor(private readonly using: BatchServices) {}
 
@@ -71,14 +68,8 @@ export class IngestionBatch {
     await appendToOutbox(db, outbox);
   }
 
-  /** Remembers the batch's persons once its `write` is committed, for the batches after it. */
-  committed(): void {
-    for (const [teamId, persons] of this.personsByTeam) this.using.knownPersons.remember(teamId, persons.committedPersons());
-  }
-
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
-    const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.knownPersons.forTeam(teamId));
-    this.personsByTeam.set(teamId, persons);
+    const persons = new PersonBatch(this.using.db, teamId, this.using.persons);
     const personProcessor = new PersonProcessor(persons, teamId);
     const groupProcessor = new GroupProcessor(this.using.db, teamId, this.using.groupTypes);
     for (let next = 0; next < entries.length; ) {

@@ -10,7 +10,6 @@ import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from './captu
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
-import { KnownPersons } from './known-persons.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
@@ -61,9 +60,6 @@ export class IngestionConsumer {
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
   private readonly slices = new TimeSlices(SLICE_MS);
-  private readonly knownPersons = new KnownPersons();
-  /** The person write lock's turn count at the consumer's last turn (see `KnownPersons`). */
-  private lastLockTurn = -1;
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
 
@@ -174,13 +170,9 @@ export class IngestionConsumer {
       groupTypes: this.groupTypes,
       persons: this.persons,
       slices: this.slices,
-      knownPersons: this.knownPersons,
       definitions: this.definitions,
     });
     await this.personWriteLock.run(async () => {
-      // Anyone else who held the lock since the consumer's last turn may have changed persons.
-      if (this.personWriteLock.turns !== this.lastLockTurn + 1) this.knownPersons.clear();
-      this.lastLockTurn = this.personWriteLock.turns;
       try {
         await batch.process(entries);
         await previous;
@@ -189,10 +181,8 @@ export class IngestionConsumer {
           await batch.write(trx);
           await this.relay.pruneApplied(trx);
         });
-        batch.committed();
       } catch (error) {
         this.groupTypes.forgetAll();
-        this.knownPersons.clear();
         throw error;
       }
     });

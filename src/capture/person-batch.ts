@@ -49,27 +49,11 @@ export class PersonBatch {
     private readonly db: CatalogDb,
     private readonly teamId: number,
     private readonly persons: PersonRepository,
-    /** Persons as earlier batches committed them (see `KnownPersons`). */
-    private readonly known: ReadonlyMap<string, PersonState> = new Map(),
   ) {}
 
-  /**
-   * Finds the persons of these distinct ids, known or loaded, and which UUIDs new persons for the
-   * others cannot take.
-   */
+  /** Loads the persons of these distinct ids, and which UUIDs new persons for the others cannot take. */
   async preload(distinctIds: readonly string[]): Promise<void> {
-    const wanted: string[] = [];
-    for (const distinctId of new Set(distinctIds)) {
-      if (this.byDistinctId.has(distinctId)) continue;
-      const known = this.known.get(distinctId);
-      if (!known) {
-        wanted.push(distinctId);
-        continue;
-      }
-      const state = this.byId.get(known.id!) ?? known;
-      this.byId.set(known.id!, state);
-      this.byDistinctId.set(distinctId, state);
-    }
+    const wanted = [...new Set(distinctIds)].filter((id) => !this.byDistinctId.has(id));
     if (wanted.length === 0) return;
     const found = await this.persons.findByDistinctIds(this.db, this.teamId, wanted);
     const unknown: string[] = [];
@@ -184,17 +168,9 @@ export class PersonBatch {
       db,
       links.map((link) => ({ teamId: this.teamId, distinctId: link.distinctId, personId: link.person.id! })),
     );
-    for (const person of this.touched) {
-      person.dirty = false;
-      outbox.push(personReplicaEntry({ ...person, id: person.id! }));
-    }
+    for (const person of this.touched) outbox.push(personReplicaEntry({ ...person, id: person.id! }));
     for (const link of links) outbox.push(distinctIdReplicaEntry(this.teamId, link.distinctId, link.person.uuid));
     return outbox;
-  }
-
-  /** Every distinct id of the batch with its person as written: valid once `write` is committed. */
-  *committedPersons(): Generator<[string, PersonState]> {
-    for (const [distinctId, person] of this.byDistinctId) if (person) yield [distinctId, person];
   }
 
   private link(distinctId: string, person: PersonState): void {

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { GroupTypeRegistry } from '../../src/capture/group-types.js';
-import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
-import { KnownPersons } from '../../src/capture/known-persons.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
+import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
@@ -66,29 +65,27 @@ for (const backend of CATALOG_BACKENDS) {
     });
     after(() => dispose());
 
-    async function apply(logged: StoredCaptureLogEntry[], on = catalog, known = new KnownPersons()) {
+    async function apply(logged: StoredCaptureLogEntry[]) {
       const batch = new IngestionBatch({
-        db: on.db,
+        db: catalog.db,
         groupTypes: new GroupTypeRegistry(),
         persons: new PersonRepository(),
         slices: new TimeSlices(5),
-        knownPersons: known,
-        definitions: new DefinitionRecorder(on.db),
+        definitions: new DefinitionRecorder(catalog.db),
       });
       await batch.process(logged);
-      await on.db.transaction().execute((trx) => batch.write(trx));
-      batch.committed();
+      await catalog.db.transaction().execute((trx) => batch.write(trx));
       return batch;
     }
 
-    async function catalogState(on = catalog) {
-      const persons = await on.db
+    async function catalogState() {
+      const persons = await catalog.db
         .selectFrom('persons')
         .select(['id', 'uuid', 'properties', 'is_identified', 'created_at', 'last_seen_at'])
         .orderBy('id')
         .execute();
-      const links = await on.db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).orderBy('id').execute();
-      const groups = await on.db.selectFrom('groups').select(['group_key', 'properties']).execute();
+      const links = await catalog.db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).orderBy('id').execute();
+      const groups = await catalog.db.selectFrom('groups').select(['group_key', 'properties']).execute();
       return {
         persons: persons.map((person) => ({ ...person, properties: JSON.parse(person.properties), is_identified: Number(person.is_identified) })),
         links: links.map((link) => ({ distinct_id: link.distinct_id, person_id: Number(link.person_id) })),
@@ -124,39 +121,6 @@ for (const backend of CATALOG_BACKENDS) {
         first.rows.map((row, index) => (index < 2 ? JSON.parse(first.rows[2]!.json).person_id : JSON.parse(row.json).person_id)),
         'replayed events name the persons the first pass left',
       );
-    });
-
-    test('persons remembered from earlier batches give the catalog and rows that loading them gives', async () => {
-      const loading = await backend.open();
-      const remembering = await backend.open();
-      try {
-        const known = new KnownPersons();
-        const rows: { loaded: unknown[]; remembered: unknown[] } = { loaded: [], remembered: [] };
-        // Each request its own batch, twice over: later batches find the persons earlier ones
-        // created, aliased and merged, the last request merging two of them.
-        const merging = (): StoredCaptureLogEntry => ({
-          id: 3,
-          teamId: 1,
-          receivedAt: T0 + 2000,
-          eventsJson: JSON.stringify([
-            event('$merge_dangerously', 'user-1', { alias: 'user-2' }),
-            event('$pageview', 'user-3', { $set: { plan: 'enterprise' } }),
-            event('$pageview', 'anon-2', {}),
-          ]),
-        });
-        for (const entry of [...entries(), merging(), ...entries(), merging()]) {
-          const loaded = await apply([entry], loading.catalog);
-          const remembered = await apply([entry], remembering.catalog, known);
-          rows.loaded.push(...loaded.rows.map((row) => JSON.parse(row.json)));
-          rows.remembered.push(...remembered.rows.map((row) => JSON.parse(row.json)));
-        }
-        assert.deepEqual(await catalogState(remembering.catalog), await catalogState(loading.catalog));
-        assert.deepEqual(rows.remembered, rows.loaded);
-        assert.equal(rows.loaded.length, 24);
-      } finally {
-        await loading.dispose();
-        await remembering.dispose();
-      }
     });
   });
 }
