@@ -73,9 +73,8 @@ export class IngestionBatch {
     const personProcessor = new PersonProcessor(persons, teamId);
     const groupProcessor = new GroupProcessor(this.using.db, teamId, this.using.groupTypes);
     for (let next = 0; next < entries.length; ) {
-      // A few thousand events at a time, parsed, their persons found, then processed: parsed
-      // events die young instead of outliving the whole batch (the garbage collector copies
-      // what survives).
+      // A few thousand events at a time, parsed, their persons found, then processed: the batch
+      // never holds all of its parsed events at once.
       const chunk: { entry: StoredCaptureLogEntry; events: NormalizedEvent[] }[] = [];
       for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
         const entry = entries[next++]!;

@@ -43,8 +43,8 @@ const SLICE_MS = 2;
  * A log entry is removed only once its events are in the warehouse, its definitions recorded
  * and its catalog commit durable. After a crash, a power failure or a failure, entries whose
  * person changes were committed are processed again: person processing applied twice ends in
- * the same state (the same `$set` values, merges already made, persons already
- * created with the same UUIDs), and the warehouse drops the events it already has (uuid dedup).
+ * the same state (the same `$set` values, merges already made, persons already created with the
+ * same UUIDs), and the warehouse drops the events it already has (uuid dedup).
  * Person writes from the API cannot come between: every API call awaits `flush()`, which returns
  * only when the log is processed and its entries removed.
  *
