@@ -59,23 +59,25 @@ function withStatementCache(database: Database.Database): SqliteDatabase {
 function openSqlite(dataDir: string): Catalog {
   fs.mkdirSync(dataDir, { recursive: true });
   const database = new Database(path.join(dataDir, SQLITE_FILE));
-  database.pragma('journal_mode = WAL');
+  // A file system without shared memory can refuse WAL; SQLite then keeps its rollback journal.
+  const walMode = database.pragma('journal_mode = WAL', { simple: true }) === 'wal';
   // FULL syncs the WAL on every commit: an acknowledged write survives power loss, not just a crash.
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // Accepted events pass through the catalog, so give it room: a larger cache and fewer WAL checkpoints.
+  // Capture writes persons in batches of thousands: give them room, a larger cache and fewer WAL checkpoints.
   database.pragma('cache_size = -65536');
   database.pragma('wal_autocheckpoint = 16384');
   const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  const deferred = new DeferredWalSync(`${database.name}-wal`);
+  // Without a WAL there is nothing to sync later: every commit then waits on the disk.
+  const deferred = walMode ? new DeferredWalSync(`${database.name}-wal`) : null;
   return {
     db,
     dialect: 'sqlite',
-    deferredSyncTransaction: (on, work) => deferred.transaction(on, work),
-    syncCommits: () => deferred.sync(),
+    deferredSyncTransaction: (on, work) => (deferred ? deferred.transaction(on, work) : on.transaction().execute(work)),
+    syncCommits: async () => deferred?.sync(),
     close: async () => {
-      await deferred.close();
+      await deferred?.close();
       await db.destroy();
     },
   };
