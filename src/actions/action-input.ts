@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { parseProperties } from '../insights/filter-model.js';
+import { textOf } from '../util/text.js';
 import { STRING_MATCHINGS, type ActionStep, type StringMatching } from './action.js';
 
 /** The fields of a create or PATCH body, validated; absent fields stay undefined. */
@@ -23,7 +24,7 @@ function optionalText(value: unknown, attr: string): string | null {
 function matching(value: unknown, attr: string, fallback: StringMatching | null): StringMatching | null {
   if (value === undefined || value === null) return fallback;
   if (!(STRING_MATCHINGS as readonly unknown[]).includes(value)) {
-    throw new ValidationError(attr, `"${String(value)}" is not a valid choice.`, 'invalid_choice');
+    throw new ValidationError(attr, `"${textOf(value)}" is not a valid choice.`, 'invalid_choice');
   }
   return value as StringMatching;
 }

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
 import { parseDate } from '../insights/date-range.js';
 import { parseProperties, PROPERTY_OPERATORS, type PropertyOperator } from '../insights/filter-model.js';
+import { textOf } from '../util/text.js';
 import {
   BEHAVIORAL_KINDS,
   TIME_INTERVALS,
@@ -157,7 +158,7 @@ function parsePerson(raw: Record<string, unknown>): CohortNode {
   if ((raw.value === undefined || raw.value === null) && operator !== 'is_set' && operator !== 'is_not_set') absent.push('value');
   if (operator === undefined || operator === null) absent.push('operator');
   if (absent.length > 0) throw missing('person', absent);
-  if (!(PROPERTY_OPERATORS as readonly unknown[]).includes(operator)) throw invalid(`Unknown operator "${String(operator)}".`);
+  if (!(PROPERTY_OPERATORS as readonly unknown[]).includes(operator)) throw invalid(`Unknown operator "${textOf(operator)}".`);
   const group = parseProperties([{ ...raw, type: 'person' }], ATTR);
   const filter = group.values[0];
   if (!filter || filter.kind !== 'filter') throw invalid('Invalid person filter.');

@@ -1,5 +1,6 @@
 import { NotFound, ValidationError } from '../errors.js';
 import type { Project } from '../projects/project.js';
+import { textOf } from '../util/text.js';
 import { nowIso } from '../util/time.js';
 import { readDescription, readTags } from './definition-fields.js';
 import type { PropertyDefinition, PropertyDefinitionFilter } from './property-definition.js';
@@ -16,7 +17,7 @@ export interface PropertyDefinitionPatch {
 function readPropertyType(value: unknown): PropertyType | null {
   if (value === null) return null;
   if (typeof value === 'string' && (PROPERTY_TYPES as readonly string[]).includes(value)) return value as PropertyType;
-  throw new ValidationError('property_type', `"${String(value)}" is not a valid choice.`, 'invalid_choice');
+  throw new ValidationError('property_type', `"${textOf(value)}" is not a valid choice.`, 'invalid_choice');
 }
 
 export class PropertyDefinitionService {

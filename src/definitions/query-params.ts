@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { textOf } from '../util/text.js';
 
 /** A raw query string as Fastify parses it: repeated keys become arrays. */
 export type RawQuery = Record<string, unknown>;
@@ -46,7 +47,7 @@ const FALSE_VALUES = new Set(['false', 'False', 'FALSE', '0', 'off', 'Off', 'OFF
 export function readBoolean(value: unknown, attr: string): boolean | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
-  const text = String(value);
+  const text = textOf(value);
   if (TRUE_VALUES.has(text)) return true;
   if (FALSE_VALUES.has(text)) return false;
   throw new ValidationError(attr, 'Must be a valid boolean.', 'invalid');

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../errors.js';
+import { textOf } from '../util/text.js';
 
 /**
  * CSV the way PostHog's PaginatedCSVRenderer writes it: each row flattened (`properties.email`,
@@ -30,12 +31,12 @@ export function responseFormat(request: FastifyRequest): ResponseFormat {
 
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return typeof value === 'string' ? value : String(value);
+  return textOf(value);
 }
 
 /** One row's columns: nested objects and lists become dotted paths. */
 export function flattenRow(value: unknown, column = '', into: Record<string, string> = {}): Record<string, string> {
-  const child = (key: string | number) => (column === '' ? String(key) : `${column}.${key}`);
+  const child = (key: string | number) => (column === '' ? textOf(key) : `${column}.${key}`);
   if (Array.isArray(value)) {
     value.forEach((item, index) => flattenRow(item, child(index), into));
   } else if (value !== null && typeof value === 'object') {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.js';
 import { safeInteger } from '../util/safe-integer.js';
+import { textOf } from '../util/text.js';
 
 /** Page-number paging (`page` from 1, `limit`), as PostHog's activity endpoints use it. */
 export interface NumberedPage {
@@ -11,10 +12,10 @@ export interface NumberedPage {
 function positiveInteger(value: unknown, attr: string, fallback: number): number {
   const text = Array.isArray(value) ? value[value.length - 1] : value;
   if (text === undefined || text === '') return fallback;
-  if (!/^\d+$/.test(String(text)) || Number(text) < 1) {
+  if (!/^\d+$/.test(textOf(text)) || Number(text) < 1) {
     throw new ValidationError(attr, 'A valid positive integer is required.', 'invalid');
   }
-  return safeInteger(String(text));
+  return safeInteger(textOf(text));
 }
 
 export function readNumberedPage(query: Record<string, unknown>, options: { defaultLimit: number; maxLimit: number }): NumberedPage {
@@ -24,8 +25,8 @@ export function readNumberedPage(query: Record<string, unknown>, options: { defa
 
 function numberedPageUrl(request: FastifyRequest, page: NumberedPage): string {
   const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.set('page', String(page.page));
-  url.searchParams.set('limit', String(page.limit));
+  url.searchParams.set('page', textOf(page.page));
+  url.searchParams.set('limit', textOf(page.limit));
   return url.toString();
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.js';
 import { safeInteger } from '../util/safe-integer.js';
+import { textOf } from '../util/text.js';
 
 export interface Page {
   limit: number;
@@ -14,7 +15,7 @@ export interface PageOptions {
 
 function nonNegativeInteger(value: unknown, attr: string): number | undefined {
   if (value === undefined || value === '') return undefined;
-  const text = String(value);
+  const text = textOf(value);
   if (!/^\d+$/.test(text)) throw new ValidationError(attr, 'A valid integer is required.', 'invalid');
   return safeInteger(text);
 }
@@ -30,8 +31,8 @@ export function readPage(query: Record<string, unknown>, options: PageOptions): 
 /** The request's own absolute URL with `limit`/`offset` replaced, as DRF's pagination links are. */
 export function pageUrl(request: FastifyRequest, page: Page): string {
   const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.set('limit', String(page.limit));
-  url.searchParams.set('offset', String(page.offset));
+  url.searchParams.set('limit', textOf(page.limit));
+  url.searchParams.set('offset', textOf(page.offset));
   return url.toString();
 }
 

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { safeInteger } from '../util/safe-integer.js';
+import { textOf } from '../util/text.js';
 import { INTERVALS, type DateRangeInput, type Interval } from './date-range.js';
 
 /**
@@ -160,7 +161,7 @@ function decodeJson(value: unknown, attr: string, detail = `Invalid JSON in "${a
 
 function optionalString(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  return typeof value === 'string' ? value : String(value);
+  return textOf(value);
 }
 
 function integerOrNull(value: unknown): number | null {
@@ -228,7 +229,7 @@ function parsePropertyFilter(raw: Record<string, unknown>, attr: string): Proper
   return {
     kind: 'filter',
     type,
-    key: String(key),
+    key: textOf(key),
     value: raw.value ?? null,
     operator,
     groupTypeIndex: index,
@@ -336,7 +337,7 @@ function parseEntity(raw: unknown, type: 'events' | 'actions', attr: string): Om
     id = integerOrNull(raw.id);
     if (id === null) throw new ValidationError(attr, 'An action needs an integer "id".');
   } else {
-    id = raw.id === undefined || raw.id === null ? null : String(raw.id);
+    id = raw.id === undefined || raw.id === null ? null : textOf(raw.id);
   }
   const mathProperty = optionalString(raw.math_property);
   const customName = typeof raw.custom_name === 'string' && raw.custom_name.trim() !== '' ? raw.custom_name.trim() : null;
@@ -346,7 +347,7 @@ function parseEntity(raw: unknown, type: 'events' | 'actions', attr: string): Om
     type,
     id,
     order: integerOrNull(raw.order),
-    name: sentName ?? (id === null ? 'All events' : String(id)),
+    name: sentName ?? (id === null ? 'All events' : textOf(id)),
     customName,
     mathName: typeof raw.math === 'string' ? raw.math : null,
     math,
@@ -396,10 +397,10 @@ export function parseEntities(input: RawInput): SeriesEntity[] {
 
 function parseInterval(value: unknown): Interval {
   if (value === undefined || value === null || value === '') return 'day';
-  const text = String(value).toLowerCase();
+  const text = textOf(value).toLowerCase();
   if (text === 'minute') return 'hour';
   if ((INTERVALS as readonly string[]).includes(text)) return text as Interval;
-  throw new ValidationError('interval', `Interval "${String(value)}" is not one of hour, day, week, month.`);
+  throw new ValidationError('interval', `Interval "${textOf(value)}" is not one of hour, day, week, month.`);
 }
 
 function parseDateParam(value: unknown, attr: string): string | null {
@@ -444,7 +445,7 @@ function parseBreakdown(input: RawInput, display: string): Breakdown | null {
   if (type === 'cohort') cohorts = parseCohortBreakdown(value);
   else if (Array.isArray(value) || isPlainObject(value)) {
     throw new ValidationError('breakdown', 'A list breakdown needs breakdown_type "cohort".');
-  } else property = typeof raw === 'string' ? raw : String(value);
+  } else property = typeof raw === 'string' ? raw : textOf(value);
   if (type === 'session' && property !== '$session_duration') {
     throw new ValidationError('breakdown', `Invalid breakdown "${property}" for breakdown type "session"`);
   }

@@ -1,6 +1,7 @@
 import type { StoredKey } from '../keys/key-repository.js';
 import { NotFound, PermissionDenied, ValidationError } from '../errors.js';
 import { newProjectToken } from '../util/random.js';
+import { textOf } from '../util/text.js';
 import type { Project } from './project.js';
 import type { ProjectChanges, ProjectRepository } from './project-repository.js';
 import { validateTestAccountFilters, type PropertyFilterInput } from './test-account-filters.js';
@@ -96,7 +97,7 @@ export class ProjectService {
     if (patch.timezone !== undefined) changes.timezone = validateTimezone(patch.timezone);
     if (patch.week_start_day !== undefined) {
       if (patch.week_start_day !== null && patch.week_start_day !== 0 && patch.week_start_day !== 1) {
-        throw new ValidationError('week_start_day', `"${String(patch.week_start_day)}" is not a valid choice.`, 'invalid_choice');
+        throw new ValidationError('week_start_day', `"${textOf(patch.week_start_day)}" is not a valid choice.`, 'invalid_choice');
       }
       changes.weekStartDay = patch.week_start_day;
     }
@@ -123,7 +124,7 @@ function validateName(value: unknown): string {
 function validateTimezone(value: unknown): string {
   const zone = typeof value === 'string' ? normaliseTimezone(value) : null;
   if (zone === null) {
-    throw new ValidationError('timezone', `"${String(value)}" is not a valid choice.`, 'invalid_choice');
+    throw new ValidationError('timezone', `"${textOf(value)}" is not a valid choice.`, 'invalid_choice');
   }
   return zone;
 }

@@ -78,6 +78,22 @@ describe('no request answers 5xx', () => {
     assert.deepEqual(persons.body.results, []);
   });
 
+  test('objects carrying their own toString or valueOf key, wherever a body may hold one, are never a 5xx', async () => {
+    const own = { toString: [], valueOf: 1 };
+    const bodies = [
+      { display: own, interval: own, breakdown: own, start_point: own, path_type: own, limit: own, offset: own, date_to: own },
+      { events: [{ id: own, math: own }], properties: [{ key: own, value: own, operator: own }], insight: 'TRENDS' },
+      { funnel_window_interval_unit: own, retention_type: own, target_entity: own, returning_entity: own, name: [own] },
+    ];
+    for (const route of routes.filter((candidate) => candidate.method !== 'GET')) {
+      const path = route.path.replace('{project_id}', '1').replace('{id}', '1');
+      for (const body of bodies) {
+        const response = await server.request(route.method, path, { body });
+        assert.ok(response.status < 500, `${route.method} ${path} ${JSON.stringify(body)} → ${response.status} ${response.text.slice(0, 300)}`);
+      }
+    }
+  });
+
   test('random parameters and bodies on every route', async () => {
     assert.ok(routes.length > 20);
     for (const route of routes) {

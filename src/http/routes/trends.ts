@@ -6,6 +6,7 @@ import { filterDates } from '../../insights/date-range.js';
 import { mergeRequestInput, parseInsightFilter, type InsightFilter, type RawInput } from '../../insights/filter-model.js';
 import { trendCsv } from '../../insights/trends/trend-csv.js';
 import type { Project } from '../../projects/project.js';
+import { textOf } from '../../util/text.js';
 import { requireProject } from '../request-context.js';
 
 const TrendParams = Type.Object({ project_id: Type.String() });
@@ -21,10 +22,10 @@ function wantsCsv(request: FastifyRequest): boolean {
  */
 function nextUrl(request: FastifyRequest, resultLength: number, filter: InsightFilter): string | null {
   const query = request.query as RawInput;
-  const limit = /^\d+$/.test(String(query.breakdown_limit ?? '')) ? Number(query.breakdown_limit) : 25;
+  const limit = /^\d+$/.test(textOf(query.breakdown_limit ?? '')) ? Number(query.breakdown_limit) : 25;
   if (limit <= 0 || resultLength < limit) return null;
   const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.set('offset', String(filter.offset + limit));
+  url.searchParams.set('offset', textOf(filter.offset + limit));
   return url.toString();
 }
 

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import type { RawInput } from '../filter-model.js';
 import type { SqlParams } from '../sql-params.js';
 import { safeInteger } from '../../util/safe-integer.js';
@@ -15,7 +16,7 @@ const MAX_LIMIT = 10_000;
 
 function count(value: unknown, attr: string): number | null {
   if (value === undefined || value === null || value === '') return null;
-  const text = String(value).trim();
+  const text = textOf(value).trim();
   if (!/^\d+$/.test(text)) throw new ValidationError(attr, 'A valid integer is required.', 'invalid');
   return safeInteger(text);
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { parseEntities, parseInsightFilter, type InsightFilter, type RawInput, type SeriesEntity } from '../filter-model.js';
 
 /**
@@ -22,7 +23,7 @@ function firstPresent(input: RawInput, keys: string[]): unknown {
  */
 export function targetEntity(filter: InsightFilter, input: RawInput): SeriesEntity {
   const id = firstPresent(input, ['entity_id', 'entityId']);
-  const type = String(firstPresent(input, ['entity_type', 'type']) ?? 'events');
+  const type = textOf(firstPresent(input, ['entity_type', 'type']) ?? 'events');
   const math = firstPresent(input, ['entity_math']);
   const order = firstPresent(input, ['entity_order']);
   if (type !== 'events' && type !== 'actions') {
@@ -31,13 +32,13 @@ export function targetEntity(filter: InsightFilter, input: RawInput): SeriesEnti
   if (id === undefined && type !== 'events') {
     throw new ValidationError('entity_id', 'An entity id and the entity type must be provided to determine an entity');
   }
-  if (order !== undefined && /^\d+$/.test(String(order))) {
+  if (order !== undefined && /^\d+$/.test(textOf(order))) {
     const index = Number(order);
     const byOrder = filter.entities.find((entity) => entity.order === index) ?? filter.entities[index];
-    if (byOrder && (id === undefined || String(byOrder.id) === String(id))) return byOrder;
+    if (byOrder && (id === undefined || textOf(byOrder.id) === textOf(id))) return byOrder;
   }
   const matching = filter.entities.filter(
-    (entity) => entity.type === type && String(entity.id) === String(id ?? null) && (math === undefined || (entity.mathName ?? 'total') === math),
+    (entity) => entity.type === type && textOf(entity.id) === textOf(id ?? null) && (math === undefined || (entity.mathName ?? 'total') === math),
   );
   if (matching[0]) return matching[0];
   const raw: Record<string, unknown> = { id: id ?? null };

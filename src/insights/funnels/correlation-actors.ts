@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import { combineAnd, parseEntityParam, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
@@ -36,7 +37,7 @@ export function parseCorrelationSelection(input: RawInput): CorrelationSelection
 /** `"true"` completed every step, `"false"` entered and did not; absent both. */
 export function parseConverted(value: unknown): boolean | null {
   if (value === undefined || value === null || value === '') return null;
-  const text = String(value).toLowerCase();
+  const text = textOf(value).toLowerCase();
   if (text === 'true') return true;
   if (text === 'false') return false;
   throw new ValidationError('funnel_correlation_person_converted', 'funnel_correlation_person_converted must be true or false.');

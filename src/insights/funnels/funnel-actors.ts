@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import type { RawInput } from '../filter-model.js';
@@ -38,7 +39,7 @@ export function parseStepSelection(input: RawInput, totalSteps: number): FunnelS
   if (raw === undefined || raw === null || raw === '') {
     throw new ValidationError('funnel_step', 'funnel_step (or funnel_custom_steps) is required.', 'required');
   }
-  const text = String(raw).trim();
+  const text = textOf(raw).trim();
   if (!/^-?\d+$/.test(text)) throw new ValidationError('funnel_step', 'funnel_step must be an integer.');
   const step = Number(text);
   if (step === -1 || step < -totalSteps || step > totalSteps) {
@@ -60,7 +61,7 @@ export function parseStepBreakdown(value: unknown): string | null {
   }
   if (Array.isArray(decoded)) decoded = decoded[0] ?? '';
   if (decoded === null || decoded === undefined) return '';
-  return typeof decoded === 'object' ? JSON.stringify(decoded) : String(decoded);
+  return typeof decoded === 'object' ? JSON.stringify(decoded) : textOf(decoded);
 }
 
 function selectionCondition(selection: FunnelStepSelection, scope: EventScope): string {

@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { DateRangeInput } from '../date-range.js';
 import { parseExclusions, type FunnelExclusion } from './funnel-exclusions.js';
@@ -40,7 +41,7 @@ const UNIT_SECONDS: Record<string, number> = {
 
 function positiveInteger(value: unknown, attr: string): number | null {
   if (value === undefined || value === null || value === '') return null;
-  const text = String(value).trim();
+  const text = textOf(value).trim();
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new ValidationError(attr, `${attr} must be a positive integer.`);
   return Number(text);
 }
@@ -50,7 +51,7 @@ function windowSeconds(input: RawInput): number {
   const days = positiveInteger(input.funnel_window_days, 'funnel_window_days');
   if (days !== null) return days * UNIT_SECONDS.day!;
   const amount = positiveInteger(input.funnel_window_interval, 'funnel_window_interval') ?? 14;
-  const unit = input.funnel_window_interval_unit === undefined || input.funnel_window_interval_unit === '' ? 'day' : String(input.funnel_window_interval_unit);
+  const unit = input.funnel_window_interval_unit === undefined || input.funnel_window_interval_unit === '' ? 'day' : textOf(input.funnel_window_interval_unit);
   const seconds = UNIT_SECONDS[unit];
   if (seconds === undefined) {
     throw new ValidationError('funnel_window_interval_unit', `Unit "${unit}" is not one of ${Object.keys(UNIT_SECONDS).join(', ')}.`);

@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { nextBucket, parseDate, truncate, type ProjectClock } from '../date-range.js';
 import { isTruthyFlag, type RawInput } from '../filter-model.js';
 import type { FunnelFilter } from './funnel-filter.js';
@@ -33,8 +34,8 @@ export function parseFunnelTrendsSelection(input: RawInput, filter: FunnelFilter
   if (text === undefined || text === null || text === '') {
     throw new ValidationError('entrance_period_start', 'Funnel trends persons need entrance_period_start.', 'required');
   }
-  const parsed = parseDate(String(text), clock.timezone, clock.now);
-  if (!parsed) throw new ValidationError('entrance_period_start', `Unable to parse entrance_period_start "${String(text)}".`);
+  const parsed = parseDate(textOf(text), clock.timezone, clock.now);
+  if (!parsed) throw new ValidationError('entrance_period_start', `Unable to parse entrance_period_start "${textOf(text)}".`);
   if (input.drop_off === undefined || input.drop_off === null || input.drop_off === '') {
     throw new ValidationError('drop_off', 'Funnel trends persons need drop_off (true or false).', 'required');
   }

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { DateRangeInput } from '../date-range.js';
 import type { PropertyGroup, RawInput } from '../filter-model.js';
@@ -68,7 +69,7 @@ function stringList(value: unknown, attr: string): string[] {
 function eventTypes(input: RawInput): PathEventType[] {
   const requested = input.include_event_types !== undefined ? stringList(input.include_event_types, 'include_event_types') : [];
   const attr = input.include_event_types !== undefined ? 'include_event_types' : 'path_type';
-  const types = requested.length > 0 ? requested : input.path_type ? [String(input.path_type)] : [];
+  const types = requested.length > 0 ? requested : input.path_type ? [textOf(input.path_type)] : [];
   for (const type of types) {
     if (!(PATH_EVENT_TYPES as readonly string[]).includes(type)) {
       throw new ValidationError(attr, `Path event type "${type}" is not one of ${PATH_EVENT_TYPES.join(', ')}.`);
@@ -78,12 +79,12 @@ function eventTypes(input: RawInput): PathEventType[] {
 }
 
 function optionalText(value: unknown): string | null {
-  return value === undefined || value === null || value === '' ? null : String(value);
+  return value === undefined || value === null || value === '' ? null : textOf(value);
 }
 
 function stepLimit(value: unknown): number {
   if (value === undefined || value === null || value === '') return 5;
-  const text = String(value).trim();
+  const text = textOf(value).trim();
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_STEP_LIMIT) {
     throw new ValidationError('step_limit', `step_limit must be an integer from 1 to ${MAX_STEP_LIMIT}.`);
   }

@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
+import { textOf } from '../../util/text.js';
 import { parseDate, truncate, type ProjectClock } from '../date-range.js';
 import { isTruthyFlag, parseEntityParam, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
 
@@ -32,15 +33,15 @@ function parseRetentionEntity(value: unknown, attr: string): SeriesEntity | null
 
 function parsePeriod(value: unknown): RetentionPeriod {
   if (value === undefined || value === null || value === '') return 'day';
-  const key = String(value).charAt(0).toUpperCase() + String(value).slice(1).toLowerCase();
+  const key = textOf(value).charAt(0).toUpperCase() + textOf(value).slice(1).toLowerCase();
   const period = RETENTION_PERIODS[key as keyof typeof RETENTION_PERIODS];
-  if (!period) throw new ValidationError('period', `Period "${String(value)}" is not one of Hour, Day, Week, Month.`);
+  if (!period) throw new ValidationError('period', `Period "${textOf(value)}" is not one of Hour, Day, Week, Month.`);
   return period;
 }
 
 function parseCount(value: unknown, attr: string, fallback: number): number {
   if (value === undefined || value === null || value === '') return fallback;
-  const text = String(value).trim();
+  const text = textOf(value).trim();
   if (!/^\d+$/.test(text)) throw new ValidationError(attr, `${attr} must be a non-negative integer.`);
   return Number(text);
 }
@@ -57,8 +58,8 @@ function plus(at: DateTime, period: RetentionPeriod, amount: number): DateTime {
 function retentionWindow(input: RawInput, period: RetentionPeriod, total: number, clock: ProjectClock) {
   let dateTo: DateTime = clock.now.setZone(clock.timezone);
   if (input.date_to !== undefined && input.date_to !== null && input.date_to !== '') {
-    const parsed = parseDate(String(input.date_to), clock.timezone, clock.now);
-    if (!parsed) throw new ValidationError('date_to', `Unable to parse date_to "${String(input.date_to)}".`);
+    const parsed = parseDate(textOf(input.date_to), clock.timezone, clock.now);
+    if (!parsed) throw new ValidationError('date_to', `Unable to parse date_to "${textOf(input.date_to)}".`);
     dateTo = parsed.at;
   }
   const moved = plus(dateTo, period, 1);

@@ -1,3 +1,4 @@
+import { textOf } from '../../util/text.js';
 import { CUMULATIVE_DISPLAY, isTimeSeries, type InsightFilter } from '../filter-model.js';
 import { evaluateFormula, evaluateFormulaSeries, type Formula } from './formula.js';
 import { runningTotal, type SeriesItem } from './trend-series.js';
@@ -45,7 +46,7 @@ function numeric(value: unknown): number {
 }
 
 function breakdownKey(item: SeriesItem): string {
-  return String(item.breakdown_value);
+  return textOf(item.breakdown_value);
 }
 
 /** Every breakdown value of any series, in the order the series list them. */

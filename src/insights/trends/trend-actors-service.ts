@@ -1,6 +1,7 @@
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
+import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter, targetEntity } from '../actors/analysis-filter.js';
 import type { ActorList } from '../actors/actor-list.js';
 import { actorSeries, queryActors } from '../actors/actor-query.js';
@@ -27,7 +28,7 @@ export class TrendActorsService {
     const clock = projectClock(project);
     const range = dataPointRange(filter, clock);
     const series = actorSeries(project, filter, entity, input, this.resolvers);
-    const breakdownValue = input.breakdown_value === undefined || input.breakdown_value === null ? null : String(input.breakdown_value);
+    const breakdownValue = input.breakdown_value === undefined || input.breakdown_value === null ? null : textOf(input.breakdown_value);
     return queryActors(this.warehouse, this.hydrator, project, page, async () => {
       const topValues = breakdownValue === BREAKDOWN_OTHER ? await this.topValues(filter, series, range, clock) : [];
       return trendActorsSql({ series, range, breakdown: filter.breakdown, breakdownValue, topValues, page });
@@ -42,6 +43,6 @@ export class TrendActorsService {
     if (!filter.breakdown || filter.breakdown.type === 'cohort') return [];
     const rangeOfPoint = { ...resolveDateRange(filter.dates, clock), from: range.from, to: range.to };
     const plan = await planBreakdown(filter.breakdown, series, rangeOfPoint, 0, this.warehouse);
-    return (plan?.values ?? []).filter((value) => value !== BREAKDOWN_OTHER).map((value) => (value === BREAKDOWN_NULL ? '' : String(value)));
+    return (plan?.values ?? []).filter((value) => value !== BREAKDOWN_OTHER).map((value) => (value === BREAKDOWN_NULL ? '' : textOf(value)));
   }
 }
