@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ActorList } from '../insights/actors/actor-list.js';
 import type { ActorPage } from '../insights/actors/actor-page.js';
-import { textOf } from '../util/text.js';
 
 /** The request's absolute URL. */
 function currentUrl(request: FastifyRequest): URL {
@@ -22,8 +21,8 @@ export function nextActorsUrl(
 ): string | null {
   if (!full) return null;
   const url = currentUrl(request);
-  url.searchParams.set(keys.offset, textOf(page.offset + page.limit));
-  if (keys.limit) url.searchParams.set(keys.limit, textOf(page.limit));
+  url.searchParams.set(keys.offset, String(page.offset + page.limit));
+  if (keys.limit) url.searchParams.set(keys.limit, String(page.limit));
   return url.toString();
 }
 

@@ -36,7 +36,7 @@ function cellText(value: unknown): string {
 
 /** One row's columns: nested objects and lists become dotted paths. */
 export function flattenRow(value: unknown, column = '', into: Record<string, string> = {}): Record<string, string> {
-  const child = (key: string | number) => (column === '' ? textOf(key) : `${column}.${key}`);
+  const child = (key: string | number) => (column === '' ? String(key) : `${column}.${key}`);
   if (Array.isArray(value)) {
     value.forEach((item, index) => flattenRow(item, child(index), into));
   } else if (value !== null && typeof value === 'object') {

@@ -25,8 +25,8 @@ export function readNumberedPage(query: Record<string, unknown>, options: { defa
 
 function numberedPageUrl(request: FastifyRequest, page: NumberedPage): string {
   const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.set('page', textOf(page.page));
-  url.searchParams.set('limit', textOf(page.limit));
+  url.searchParams.set('page', String(page.page));
+  url.searchParams.set('limit', String(page.limit));
   return url.toString();
 }
 

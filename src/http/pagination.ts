@@ -31,8 +31,8 @@ export function readPage(query: Record<string, unknown>, options: PageOptions): 
 /** The request's own absolute URL with `limit`/`offset` replaced, as DRF's pagination links are. */
 export function pageUrl(request: FastifyRequest, page: Page): string {
   const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.set('limit', textOf(page.limit));
-  url.searchParams.set('offset', textOf(page.offset));
+  url.searchParams.set('limit', String(page.limit));
+  url.searchParams.set('offset', String(page.offset));
   return url.toString();
 }
 

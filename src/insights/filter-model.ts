@@ -229,7 +229,7 @@ function parsePropertyFilter(raw: Record<string, unknown>, attr: string): Proper
   return {
     kind: 'filter',
     type,
-    key: textOf(key),
+    key: String(key),
     value: raw.value ?? null,
     operator,
     groupTypeIndex: index,
@@ -347,7 +347,7 @@ function parseEntity(raw: unknown, type: 'events' | 'actions', attr: string): Om
     type,
     id,
     order: integerOrNull(raw.order),
-    name: sentName ?? (id === null ? 'All events' : textOf(id)),
+    name: sentName ?? (id === null ? 'All events' : String(id)),
     customName,
     mathName: typeof raw.math === 'string' ? raw.math : null,
     math,

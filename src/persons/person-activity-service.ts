@@ -1,6 +1,5 @@
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { textOf } from '../util/text.js';
 import { PERSON_SCOPE, type ActivityLogRepository } from './activity-log.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonService } from './person-service.js';
@@ -16,7 +15,7 @@ export class PersonActivityService {
   /** A deleted person's entries are only in the project-wide log: its own answers 404, as PostHog's does. */
   async ofPerson(project: Project, key: PersonKey, page: { page: number; limit: number }) {
     const person = await this.persons.find(project, key);
-    return this.activity.list(this.db, { teamId: project.id, scope: PERSON_SCOPE, itemId: textOf(person.id) }, offsetOf(page));
+    return this.activity.list(this.db, { teamId: project.id, scope: PERSON_SCOPE, itemId: String(person.id) }, offsetOf(page));
   }
 
   async ofProject(project: Project, page: { page: number; limit: number }) {

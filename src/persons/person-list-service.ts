@@ -2,7 +2,6 @@ import { noCohorts, type CohortSqlResolver } from '../insights/resolvers.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import { textOf } from '../util/text.js';
 import { comparedPersonProperties, listsEveryone, type PersonListFilter } from './person-list-filter.js';
 import type { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonListSql, type ListCursor, type ListedPersonKey } from './person-list-query.js';
@@ -80,7 +79,7 @@ export class PersonListService {
       yield* await this.inListOrder(project, keys);
       if (keys.length < EXPORT_CHUNK) return;
       const last = keys[keys.length - 1]!;
-      cursor = { createdText: last.created_text, personNumber: textOf(last.person_number) };
+      cursor = { createdText: last.created_text, personNumber: String(last.person_number) };
     }
   }
 

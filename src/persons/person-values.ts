@@ -4,7 +4,6 @@ import { noCohorts } from '../insights/resolvers.js';
 import { SqlParams } from '../insights/sql-params.js';
 import type { Project } from '../projects/project.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import { textOf } from '../util/text.js';
 import { PersonRowColumns } from './person-columns.js';
 
 export interface PropertyValueCount {
@@ -33,7 +32,7 @@ function valueName(rawJson: string): string {
   const value = JSON.parse(rawJson) as unknown;
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return rawJson;
-  if (typeof value === 'boolean') return textOf(value);
+  if (typeof value === 'boolean') return String(value);
   return JSON.stringify(sortedKeysJson(value));
 }
 

@@ -1,6 +1,5 @@
 import { RequiredFieldError, ValidationError } from '../errors.js';
 import { readBoolean, stringParam, type RawQuery } from '../definitions/query-params.js';
-import { textOf } from '../util/text.js';
 
 /** Request inputs of the person writes, read the way DRF fields read them. */
 
@@ -20,7 +19,7 @@ function pythonTypeName(value: unknown): string {
 /** A CharField: text or a number (as text), never blank. */
 function readText(value: unknown, attr: string): string {
   if (typeof value !== 'string' && typeof value !== 'number') throw new ValidationError(attr, 'Not a valid string.', 'invalid');
-  const text = textOf(value);
+  const text = String(value);
   if (text === '') throw new ValidationError(attr, 'This field may not be blank.', 'blank');
   return text;
 }

@@ -7,7 +7,6 @@ import { isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry, type OutboxRelay } from '../storage/warehouse/outbox.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import type { Mutex } from '../util/mutex.js';
-import { textOf } from '../util/text.js';
 import { activityDetail, PERSON_SCOPE, type ActivityChange, type ActivityLogRepository } from './activity-log.js';
 import type { DeletionTaskRepository } from './deletion-task-repository.js';
 import type { PersonKey } from './person-id.js';
@@ -157,7 +156,7 @@ export class PersonWriteService {
     await this.activity.append(trx, {
       teamId: project.id,
       scope: PERSON_SCOPE,
-      itemId: textOf(person.id),
+      itemId: String(person.id),
       activity,
       userId: actor.userId,
       detail: activityDetail(person.uuid, changes),

@@ -8,7 +8,6 @@ import { SqlParams } from '../insights/sql-params.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import { textOf } from '../util/text.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonRepository } from './person-repository.js';
 import type { PersonService } from './person-service.js';
@@ -89,7 +88,7 @@ export class PropertiesTimelineService {
     const series: string[] = [];
     for (const entity of filter.entities) {
       if (entity.type === 'events') {
-        series.push(entity.id === null ? '1' : `e.event = ${params.add(textOf(entity.id), 'String')}`);
+        series.push(entity.id === null ? '1' : `e.event = ${params.add(String(entity.id), 'String')}`);
       } else {
         const action = await this.actions.resolve(Number(entity.id), source, params);
         series.push(action ? `(${action.condition})` : '0');

@@ -25,7 +25,7 @@ function nextUrl(request: FastifyRequest, resultLength: number, filter: InsightF
   const limit = /^\d+$/.test(textOf(query.breakdown_limit ?? '')) ? Number(query.breakdown_limit) : 25;
   if (limit <= 0 || resultLength < limit) return null;
   const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.set('offset', textOf(filter.offset + limit));
+  url.searchParams.set('offset', String(filter.offset + limit));
   return url.toString();
 }
 

@@ -1,6 +1,5 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
-import { textOf } from '../../util/text.js';
 import { toWarehouseTime } from '../date-range.js';
 import { EventSource } from '../event-source.js';
 import type { PropertyGroup, SeriesEntity } from '../filter-model.js';
@@ -56,7 +55,7 @@ export class EventScope {
   /** True for events of the entity (its event name or action, and its own properties). */
   async entityCondition(entity: SeriesEntity, attr: string): Promise<string> {
     const parts: string[] = [];
-    if (entity.type === 'events' && entity.id !== null) parts.push(`e.event = ${this.params.add(textOf(entity.id), 'String')}`);
+    if (entity.type === 'events' && entity.id !== null) parts.push(`e.event = ${this.params.add(String(entity.id), 'String')}`);
     if (entity.type === 'actions') {
       const action = await this.resolvers.actions.resolve(Number(entity.id), this.source, this.params);
       if (!action) throw new ValidationError(attr, `Action ${entity.id} does not exist.`);

@@ -61,7 +61,7 @@ export function parseStepBreakdown(value: unknown): string | null {
   }
   if (Array.isArray(decoded)) decoded = decoded[0] ?? '';
   if (decoded === null || decoded === undefined) return '';
-  return typeof decoded === 'object' ? JSON.stringify(decoded) : textOf(decoded);
+  return typeof decoded === 'object' ? JSON.stringify(decoded) : String(decoded);
 }
 
 function selectionCondition(selection: FunnelStepSelection, scope: EventScope): string {

@@ -1,5 +1,4 @@
 import { ValidationError } from '../../errors.js';
-import { textOf } from '../../util/text.js';
 import { parseEntities, type RawInput, type SeriesEntity } from '../filter-model.js';
 
 /** An event that disqualifies an attempt between two steps (0-based, `from` < `to`). */
@@ -20,7 +19,7 @@ function stepIndex(value: unknown, name: string): number {
 }
 
 function sameEvent(a: SeriesEntity, b: SeriesEntity): boolean {
-  return a.type === b.type && textOf(a.id) === textOf(b.id);
+  return a.type === b.type && String(a.id) === String(b.id);
 }
 
 /**

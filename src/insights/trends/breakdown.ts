@@ -1,5 +1,4 @@
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { textOf } from '../../util/text.js';
 import type { QueryDateRange } from '../date-range.js';
 import type { Breakdown, SeriesMath } from '../filter-model.js';
 import { rawPropertyValue } from '../property-filters.js';
@@ -14,7 +13,7 @@ const ALL_USERS = 0;
 /** The breakdown buckets of one series, as the response is shaped from them. */
 export interface BreakdownBuckets {
   kind: 'property' | 'session' | 'histogram' | 'cohort';
-  /** Bucket values in the order they were chosen; rows are matched on `textOf(value)`. */
+  /** Bucket values in the order they were chosen; rows are matched on `String(value)`. */
   values: Array<string | number>;
 }
 
@@ -87,7 +86,7 @@ async function propertyPlan(
 ): Promise<BreakdownPlan | null> {
   const { values: top, hasMore } = await topValues(breakdown, series, range, offset, warehouse);
   if (top.length === 0) return null;
-  const chosen = top.map((value) => (value === '' ? BREAKDOWN_NULL : textOf(value)));
+  const chosen = top.map((value) => (value === '' ? BREAKDOWN_NULL : String(value)));
   const values = hasMore && !breakdown.hideOtherAggregation ? [...chosen, BREAKDOWN_OTHER] : chosen;
   return {
     kind: 'property',
@@ -125,7 +124,7 @@ async function sessionPlan(
 /** Python's float repr for the bucket labels: integers keep a `.0`. */
 function pythonFloat(value: number): string {
   if (Number.isNaN(value)) return 'nan';
-  return Number.isInteger(value) ? value.toFixed(1) : textOf(value);
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
 
 interface HistogramBucket {

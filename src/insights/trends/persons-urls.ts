@@ -1,5 +1,4 @@
 import type { DateTime } from 'luxon';
-import { textOf } from '../../util/text.js';
 import type { JsonObject } from './filter-echo.js';
 
 /**
@@ -32,10 +31,10 @@ export class PersonsUrls {
 /** One form-encoded `key=value` pair (objects as JSON); null and undefined values are left out. */
 function encodePair(key: string, value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return new URLSearchParams([[key, typeof value === 'object' ? JSON.stringify(value) : textOf(value)]]).toString();
+  return new URLSearchParams([[key, typeof value === 'object' ? JSON.stringify(value) : String(value)]]).toString();
 }
 
-const pad = (value: number, width = 2) => textOf(Math.abs(value)).padStart(width, '0');
+const pad = (value: number, width = 2) => String(Math.abs(value)).padStart(width, '0');
 
 /** DRF's datetime rendering: ISO 8601 with microseconds when present and `Z` for UTC. */
 export function pythonIsoformat(at: DateTime): string {

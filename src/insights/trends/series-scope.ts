@@ -1,5 +1,4 @@
 import type { DateTime } from 'luxon';
-import { textOf } from '../../util/text.js';
 import { toWarehouseTime } from '../date-range.js';
 import { EventSource } from '../event-source.js';
 import type { PropertyGroup, SeriesEntity } from '../filter-model.js';
@@ -75,7 +74,7 @@ export class SeriesScope extends RangeScope {
 export async function seriesConditions(series: SeriesDefinition, source: EventSource, params: SqlParams): Promise<string[]> {
   const conditions: string[] = [];
   const { entity } = series;
-  if (entity.type === 'events' && entity.id !== null) conditions.push(`e.event = ${params.add(textOf(entity.id), 'String')}`);
+  if (entity.type === 'events' && entity.id !== null) conditions.push(`e.event = ${params.add(String(entity.id), 'String')}`);
   if (entity.type === 'actions') {
     const action = await series.resolvers.actions.resolve(Number(entity.id), source, params);
     if (!action) throw new UnknownAction(Number(entity.id));

@@ -1,5 +1,4 @@
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { textOf } from '../../util/text.js';
 import { aggregatesInTwoLevels, bucketExpression, simpleAggregate } from './series-math.js';
 import { countsFirstSeen, toSeriesRow, type RawRow, type SeriesQueryWithoutBreakdown, type SeriesRow } from './series-query.js';
 import { RangeScope, seriesConditions } from './series-scope.js';
@@ -36,6 +35,6 @@ ${scope.fromWhere([anyMatch])}
 ${timeSeries ? 'GROUP BY bucket' : ''}`;
   const rows = await warehouse.query<Record<string, RawRow['value'] | undefined>>(sql, scope.params.all);
   return queries.map((_, index) =>
-    rows.map((row) => toSeriesRow({ ...(timeSeries ? { bucket: textOf(row.bucket) } : {}), value: row[`value_${index}`] ?? null })),
+    rows.map((row) => toSeriesRow({ ...(timeSeries ? { bucket: String(row.bucket) } : {}), value: row[`value_${index}`] ?? null })),
   );
 }

@@ -43,6 +43,6 @@ export class TrendActorsService {
     if (!filter.breakdown || filter.breakdown.type === 'cohort') return [];
     const rangeOfPoint = { ...resolveDateRange(filter.dates, clock), from: range.from, to: range.to };
     const plan = await planBreakdown(filter.breakdown, series, rangeOfPoint, 0, this.warehouse);
-    return (plan?.values ?? []).filter((value) => value !== BREAKDOWN_OTHER).map((value) => (value === BREAKDOWN_NULL ? '' : textOf(value)));
+    return (plan?.values ?? []).filter((value) => value !== BREAKDOWN_OTHER).map((value) => (value === BREAKDOWN_NULL ? '' : String(value)));
   }
 }

@@ -1,11 +1,10 @@
 import { stringify } from 'csv-stringify/sync';
-import { textOf } from '../../util/text.js';
 import type { SeriesItem } from './trend-series.js';
 
 /** Python's float text, as PostHog's CSV renderer writes the series values (`1.0`, `2.5`). */
 function pythonFloat(value: unknown): string {
   if (typeof value !== 'number') return '';
-  return Number.isInteger(value) ? value.toFixed(1) : textOf(value);
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
 
 function seriesName(item: SeriesItem): string {

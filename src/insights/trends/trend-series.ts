@@ -1,6 +1,5 @@
 import type { DateTime } from 'luxon';
 import { randomBase62 } from '../../util/random.js';
-import { textOf } from '../../util/text.js';
 import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../date-range.js';
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
 import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownBuckets } from './breakdown.js';
@@ -46,11 +45,11 @@ function bucketEnd(bucket: DateTime, interval: Interval): DateTime {
 
 function displayLabel(value: string | number, plan: BreakdownBuckets, context: ShapeContext): string {
   if (plan.kind === 'cohort') {
-    return value === ALL_USERS_COHORT ? 'all users' : (context.cohortNames.get(Number(value)) ?? textOf(value));
+    return value === ALL_USERS_COHORT ? 'all users' : (context.cohortNames.get(Number(value)) ?? String(value));
   }
   if (value === BREAKDOWN_OTHER) return OTHER_LABEL;
   if (value === BREAKDOWN_NULL || value === '') return NULL_LABEL;
-  return textOf(value);
+  return String(value);
 }
 
 function breakdownValueOf(value: string | number, plan: BreakdownBuckets): string | number {
@@ -148,7 +147,7 @@ export function timeSeriesItems(
   const items = plan.values.map((value) =>
     build(
       seriesData(
-        rows.filter((row) => textOf(row.breakdown_value) === textOf(value)),
+        rows.filter((row) => String(row.breakdown_value) === String(value)),
         context,
       ),
       value,
@@ -196,10 +195,10 @@ export function aggregateItems(
   };
   if (!plan) return [build(rows[0]?.value ?? 0, null)];
   // Unlike time series, values without events get no item.
-  const byValue = new Map(rows.map((row) => [textOf(row.breakdown_value), row.value]));
+  const byValue = new Map(rows.map((row) => [String(row.breakdown_value), row.value]));
   const items = plan.values
-    .filter((value) => byValue.has(textOf(value)))
-    .map((value) => build(byValue.get(textOf(value)) ?? null, value));
+    .filter((value) => byValue.has(String(value)))
+    .map((value) => build(byValue.get(String(value)) ?? null, value));
   return sortBreakdownItems(items, plan);
 }
 
