@@ -40,7 +40,11 @@ export class DeferredWalSync {
     if (this.synced >= target) return;
     // The WAL keeps its file while the database is open; syncing it through any descriptor syncs
     // the frames SQLite wrote.
-    this.wal ??= fs.promises.open(this.walFile, 'r+');
+    this.wal ??= fs.promises.open(this.walFile, 'r+').catch((error: unknown) => {
+      // A failed open is not kept: the next sync opens again.
+      this.wal = null;
+      throw error;
+    });
     await (await this.wal).datasync();
     this.synced = Math.max(this.synced, target);
   }
@@ -48,6 +52,7 @@ export class DeferredWalSync {
   async close(): Promise<void> {
     const wal = this.wal;
     this.wal = null;
-    await (await wal)?.close();
+    // An open that failed has nothing to close.
+    await (await wal?.catch(() => null))?.close();
   }
 }
