@@ -3,6 +3,7 @@ import { isoToClickhouse } from '../storage/warehouse/datetime.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import { parseJsonColumn } from '../util/json.js';
+import { mergeProperties } from '../util/merge-properties.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import type { NormalizedEvent } from './normalize-event.js';
 
@@ -57,11 +58,11 @@ export class GroupProcessor {
   private async identifyGroup(event: NormalizedEvent): Promise<void> {
     const { $group_type: groupType, $group_key: rawKey, $group_set: groupSet } = event.properties;
     if (typeof groupType !== 'string' || rawKey === undefined || rawKey === null) return;
-    const set = typeof groupSet === 'object' && groupSet !== null && !Array.isArray(groupSet) ? groupSet : null;
+    const set = typeof groupSet === 'object' && groupSet !== null && !Array.isArray(groupSet) ? (groupSet as Record<string, unknown>) : null;
     const index = await this.groupTypes.indexOf(this.db, this.teamId, groupType, set !== null);
     if (index === null) return;
     const group = await this.groupFor(index, keyText(rawKey), event);
-    group.properties = { ...group.properties, ...(set ?? {}) };
+    group.properties = mergeProperties(group.properties, set ?? {});
     group.version += 1;
     this.changed.add(group);
   }

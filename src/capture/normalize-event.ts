@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { mergeProperties } from '../util/merge-properties.js';
 import { elementsToChain } from './elements-chain.js';
 import type { IncomingEvent } from './event-parser.js';
 import { resolveEventTime } from './timestamps.js';
@@ -121,8 +122,8 @@ function addInitialProperties(properties: Record<string, unknown>): void {
   let setOnce: Record<string, unknown> | null = null;
   for (const position of positions) {
     const [source, target, initial] = PERSON_PROPERTY_SOURCES[position]!;
-    set ??= { ...objectOrEmpty(properties.$set) };
-    setOnce ??= { ...objectOrEmpty(properties.$set_once) };
+    set ??= mergeProperties(objectOrEmpty(properties.$set));
+    setOnce ??= mergeProperties(objectOrEmpty(properties.$set_once));
     const value = properties[source];
     if (!(target in set)) set[target] = value;
     if (!(initial in setOnce)) setOnce[initial] = value;
@@ -140,8 +141,8 @@ function addInitialProperties(properties: Record<string, unknown>): void {
  */
 export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContext): LoggedEvent | null {
   const properties = incoming.properties;
-  if (incoming.set) properties.$set = { ...objectOrEmpty(properties.$set), ...incoming.set };
-  if (incoming.setOnce) properties.$set_once = { ...objectOrEmpty(properties.$set_once), ...incoming.setOnce };
+  if (incoming.set) properties.$set = mergeProperties(objectOrEmpty(properties.$set), incoming.set);
+  if (incoming.setOnce) properties.$set_once = mergeProperties(objectOrEmpty(properties.$set_once), incoming.setOnce);
   if (context.ip !== null && properties.$ip === undefined) properties.$ip = context.ip;
   if (typeof properties.$session_id === 'string' && UUID_PATTERN.test(properties.$session_id)) {
     properties.$session_id = properties.$session_id.toLowerCase();

@@ -4,6 +4,7 @@ import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { PERSON_UUID_NAMESPACE, type PersonRecord } from '../persons/person.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-replica.js';
+import { mergeProperties } from '../util/merge-properties.js';
 
 /** A person while a batch is processed; `id` is null until a new person is inserted. */
 export interface PersonState extends Omit<PersonRecord, 'id'> {
@@ -15,6 +16,22 @@ export interface PersonState extends Omit<PersonRecord, 'id'> {
 
 export function personUuidFor(teamId: number, distinctId: string): string {
   return uuidv5(`${teamId}:${distinctId}`, PERSON_UUID_NAMESPACE);
+}
+
+/** A stored person as the batch starts it, built field by field (see `mergeProperties` on why not a spread). */
+function personState(record: PersonRecord): PersonState {
+  return {
+    id: record.id,
+    uuid: record.uuid,
+    teamId: record.teamId,
+    properties: record.properties,
+    isIdentified: record.isIdentified,
+    createdAt: record.createdAt,
+    lastSeenAt: record.lastSeenAt,
+    version: record.version,
+    dirty: false,
+    propertiesJson: null,
+  };
 }
 
 /** A distinct id linked to a person in this batch, in the order the links were made. */
@@ -68,7 +85,7 @@ export class PersonBatch {
       }
       let state = this.byId.get(record.id);
       if (!state) {
-        state = { ...record, dirty: false, propertiesJson: null };
+        state = personState(record);
         this.byId.set(record.id, state);
       }
       this.byDistinctId.set(distinctId, state);
@@ -131,7 +148,7 @@ export class PersonBatch {
       this.link(link.distinctId, into);
     }
     this.linksOf.delete(other);
-    into.properties = { ...other.properties, ...into.properties };
+    into.properties = mergeProperties(other.properties, into.properties);
     into.propertiesJson = null;
     if (other.createdAt < into.createdAt) into.createdAt = other.createdAt;
     into.isIdentified = true;

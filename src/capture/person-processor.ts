@@ -1,5 +1,6 @@
 import { isIdenticalJson } from '../util/json-equal.js';
 import { isoWithMicros } from '../util/iso-time.js';
+import { mergeProperties } from '../util/merge-properties.js';
 import { isIllegalMergeId } from './distinct-id-rules.js';
 import type { NormalizedEvent, PersonUpdate } from './normalize-event.js';
 import { personUuidFor, type PersonBatch, type PersonState } from './person-batch.js';
@@ -106,7 +107,9 @@ export function applyPersonUpdate(properties: Record<string, unknown>, update: P
 }
 
 function initialProperties(event: NormalizedEvent): Record<string, unknown> {
-  return { ...event.personUpdate.setOnce, ...event.personUpdate.set, $creator_event_uuid: event.uuid };
+  const initial = mergeProperties(event.personUpdate.setOnce, event.personUpdate.set);
+  initial.$creator_event_uuid = event.uuid;
+  return initial;
 }
 
 /**
