@@ -1,4 +1,5 @@
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
+import type { EventRowBuffer } from './event-row-buffer.js';
 
 /** A row of the warehouse `events` table; `properties` and `person_properties` are JSON object texts. */
 export interface EventRow {
@@ -33,13 +34,6 @@ export function eventRowLine(row: EventRow): string {
   return `${JSON.stringify(columns).slice(0, -1)},"properties":${properties},"person_properties":${personProperties}}`;
 }
 
-/** An event row already serialised as one JSONEachRow line, with its dedup key. */
-export interface SerialisedEventRow {
-  teamId: number;
-  uuid: string;
-  json: string;
-}
-
 /**
  * Inserts event rows into the warehouse, dropping rows whose (project, uuid) is already stored
  * or repeated earlier in the same call, so SDK retries are idempotent. Callers serialise calls
@@ -57,20 +51,25 @@ export class EventWriter {
 
   constructor(private readonly warehouse: Warehouse) {}
 
-  async insertNew(rows: readonly SerialisedEventRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const teams = [...new Set(rows.map((row) => row.teamId))];
-    const uuids = [...new Set(rows.map((row) => row.uuid))];
+  async insertNew(rows: EventRowBuffer): Promise<void> {
+    if (rows.count === 0) return;
+    const teamSet = new Set<number>();
+    const uuidSet = new Set<string>();
+    for (let row = 0; row < rows.count; row++) {
+      teamSet.add(rows.teamIdOf(row));
+      uuidSet.add(rows.uuidOf(row));
+    }
+    const teams = [...teamSet];
+    const uuids = [...uuidSet];
     try {
       const stored = await this.storedKeys(this.uncertain ? 'events' : 'event_uuids', teams, uuids);
-      const fresh: string[] = [];
-      for (const row of rows) {
-        const key = `${row.teamId}:${row.uuid}`;
-        if (stored.has(key)) continue;
-        stored.add(key);
-        fresh.push(row.json);
+      const skipped = new Set<number>();
+      for (let row = 0; row < rows.count; row++) {
+        const key = `${rows.teamIdOf(row)}:${rows.uuidOf(row)}`;
+        if (stored.has(key)) skipped.add(row);
+        else stored.add(key);
       }
-      await this.warehouse.insertJsonEachRow('events', fresh.join('\n'));
+      await this.warehouse.insertJsonEachRow('events', rows.lines(skipped));
       if (this.uncertain) {
         await this.warehouse.command(
           `INSERT INTO event_uuids SELECT team_id, uuid FROM events

@@ -5,7 +5,8 @@ import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datet
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
 import type { TimeSlices } from '../util/yield.js';
 import type { StoredCaptureLogEntry } from './capture-log.js';
-import { eventRowLine, type EventRow, type SerialisedEventRow } from './event-writer.js';
+import { EventRowBuffer } from './event-row-buffer.js';
+import { eventRowLine, type EventRow } from './event-writer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
@@ -44,7 +45,7 @@ interface CatalogChanges {
  * time slice (after a request's events, or a statement), so captures are answered meanwhile.
  */
 export class IngestionBatch {
-  readonly rows: SerialisedEventRow[] = [];
+  readonly rows = new EventRowBuffer();
   /** Per request, the events for the definitions recorder. */
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
@@ -124,7 +125,7 @@ export class IngestionBatch {
         $group_4: groups[4],
         $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
       };
-      this.rows.push({ teamId, uuid: event.uuid, json: eventRowLine(row) });
+      this.rows.add(teamId, event.uuid, eventRowLine(row));
       // Most events add nothing to the definitions; only the others are kept for the recorder.
       const definable: RecordableEvent = {
         event: event.event,

@@ -1,5 +1,6 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import type { EventWriter, SerialisedEventRow } from './event-writer.js';
+import { EventRowBuffer } from './event-row-buffer.js';
+import type { EventWriter } from './event-writer.js';
 
 const TABLE = 'pending_event_batches';
 
@@ -18,12 +19,12 @@ export async function drainLegacyPendingEvents(db: CatalogDb, writer: EventWrite
   for (;;) {
     const batches = await db.selectFrom(TABLE).selectAll().orderBy('id').limit(CHUNK).execute();
     if (batches.length === 0) break;
-    const rows: SerialisedEventRow[] = [];
+    const rows = new EventRowBuffer();
     for (const batch of batches) {
       const teamId = Number(batch.team_id);
       const uuids = batch.uuids.split('\n');
       const lines = batch.rows.split('\n');
-      for (let index = 0; index < uuids.length; index++) rows.push({ teamId, uuid: uuids[index]!, json: lines[index]! });
+      for (let index = 0; index < uuids.length; index++) rows.add(teamId, uuids[index]!, lines[index]!);
     }
     await writer.insertNew(rows);
     await db.deleteFrom(TABLE).where('id', '<=', Number(batches[batches.length - 1]!.id)).execute();

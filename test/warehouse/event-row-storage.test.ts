@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
+import { EventRowBuffer } from '../../src/capture/event-row-buffer.js';
 import { EventWriter, eventRowLine } from '../../src/capture/event-writer.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
@@ -20,7 +21,9 @@ test('the warehouse stores the property columns of an event row line as the exac
       person_id: '0190a3f2-0000-7000-8000-000000000002',
       person_properties: personProperties,
     });
-    await new EventWriter(warehouse).insertNew([{ teamId: 7, uuid: row.uuid, json: eventRowLine(row) }]);
+    const rows = new EventRowBuffer();
+    rows.add(7, row.uuid, eventRowLine(row));
+    await new EventWriter(warehouse).insertNew(rows);
     assert.deepEqual(await warehouse.query('SELECT properties, person_properties FROM events'), [{ properties, person_properties: personProperties }]);
   } finally {
     await warehouse.close();

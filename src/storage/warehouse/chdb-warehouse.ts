@@ -32,9 +32,9 @@ export class ChdbWarehouse implements Warehouse {
     await this.insertJsonEachRow(table, rows.map((row) => JSON.stringify(row)).join('\n'));
   }
 
-  async insertJsonEachRow(table: string, text: string): Promise<void> {
-    if (text.length === 0) return;
-    await this.session.insert({ table, values: Buffer.from(text), format: 'JSONEachRow' });
+  async insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void> {
+    if (lines.length === 0) return;
+    await this.session.insert({ table, values: typeof lines === 'string' ? Buffer.from(lines) : lines, format: 'JSONEachRow' });
   }
 
   async close(): Promise<void> {

@@ -53,11 +53,11 @@ export class ClickhouseWarehouse implements Warehouse {
     await this.client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
   }
 
-  async insertJsonEachRow(table: string, text: string): Promise<void> {
-    if (text.length === 0) return;
+  async insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void> {
+    if (lines.length === 0) return;
     await this.client.insert({
       table,
-      values: Readable.from([text]),
+      values: Readable.from([lines]),
       format: 'JSONEachRow',
       // An object given for a String column is stored as its text (chDB's default; older servers' too).
       clickhouse_settings: { input_format_json_read_objects_as_strings: 1 },

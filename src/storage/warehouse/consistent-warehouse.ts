@@ -33,8 +33,8 @@ export class ConsistentWarehouse implements Warehouse {
     return this.stored.insert(table, rows);
   }
 
-  insertJsonEachRow(table: string, text: string): Promise<void> {
-    return this.stored.insertJsonEachRow(table, text);
+  insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void> {
+    return this.stored.insertJsonEachRow(table, lines);
   }
 
   close(): Promise<void> {

@@ -15,6 +15,6 @@ export interface Warehouse {
   /** Inserts rows as JSONEachRow; resolves once the rows are durable. */
   insert(table: string, rows: readonly object[]): Promise<void>;
   /** Inserts rows already serialised as JSONEachRow text (one JSON object per line). */
-  insertJsonEachRow(table: string, text: string): Promise<void>;
+  insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void>;
   close(): Promise<void>;
 }
