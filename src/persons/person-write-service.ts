@@ -3,7 +3,6 @@ import { personUuidFor } from '../capture/person-batch.js';
 import { NotFound, ValidationError } from '../errors.js';
 import type { Project } from '../projects/project.js';
 import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
-import { isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry, type OutboxRelay } from '../storage/warehouse/outbox.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import type { Mutex } from '../util/mutex.js';
