@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
@@ -53,15 +54,24 @@ export class ClickhouseWarehouse implements Warehouse {
     await this.client.insert({ table, values: rows as object[], format: 'JSONEachRow' });
   }
 
+  /**
+   * Sends the lines as the request body of an `INSERT … FORMAT JSONEachRow`, byte for byte. The
+   * client's own `insert` serialises every value of a stream with JSON.stringify, which would
+   * turn ready-made lines into one quoted string.
+   */
   async insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void> {
     if (lines.length === 0) return;
-    await this.client.insert({
-      table,
-      values: Readable.from([lines]),
-      format: 'JSONEachRow',
+    // One of Tally's own tables, never a request's value; servers before identifier parameters
+    // in INSERT refuse `{table:Identifier}`, so it is checked and quoted instead.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`not a warehouse table name: ${table}`);
+    const result = await this.client.exec({
+      query: `INSERT INTO \`${table}\` FORMAT JSONEachRow`,
+      values: Readable.from([typeof lines === 'string' ? Buffer.from(lines) : lines], { objectMode: false }),
       // An object given for a String column is stored as its text (chDB's default; older servers' too).
       clickhouse_settings: { input_format_json_read_objects_as_strings: 1 },
     });
+    // The answer to an insert is empty; reading it to the end frees the connection.
+    await finished(result.stream.resume());
   }
 
   async close(): Promise<void> {

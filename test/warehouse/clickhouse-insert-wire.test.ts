@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { ClickhouseWarehouse } from '../../src/storage/warehouse/clickhouse-warehouse.js';
+
+interface Received {
+  method: string;
+  params: URLSearchParams;
+  body: string;
+}
+
+/**
+ * What a ClickHouse server receives for an insert, read off the HTTP wire (no server runs in CI):
+ * the lines must arrive as the request body exactly as given, not re-encoded by the client.
+ */
+test('inserts to a ClickHouse server send the JSONEachRow lines byte for byte', async () => {
+  const received: Received[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      received.push({ method: request.method ?? '', params: url.searchParams, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(200, { 'Content-Type': 'text/plain' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const warehouse = new ClickhouseWarehouse(`http://127.0.0.1:${port}`, 'tally');
+  try {
+    const lines = '{"uuid":"0190a3f2-0000-7000-8000-000000000001","properties":{"text":"é \\"q\\""}}\n{"uuid":"0190a3f2-0000-7000-8000-000000000002","properties":{}}';
+    await warehouse.insertJsonEachRow('events', Buffer.from(lines));
+    await warehouse.insertJsonEachRow('persons', lines);
+    await warehouse.insertJsonEachRow('events', '');
+    await assert.rejects(warehouse.insertJsonEachRow('events; DROP TABLE events', lines), /not a warehouse table name/);
+
+    assert.equal(received.length, 2, 'an empty insert and a bad table name send nothing');
+    for (const [index, table] of ['events', 'persons'].entries()) {
+      const { method, params, body } = received[index]!;
+      assert.equal(method, 'POST');
+      assert.equal(params.get('query'), `INSERT INTO \`${table}\` FORMAT JSONEachRow`);
+      assert.equal(params.get('database'), 'tally');
+      assert.equal(params.get('input_format_json_read_objects_as_strings'), '1');
+      assert.equal(body, lines);
+    }
+  } finally {
+    await warehouse.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
