@@ -1,6 +1,6 @@
 import { isIdenticalJson } from '../util/json-equal.js';
 import { isoWithMicros } from '../util/iso-time.js';
-import { mergeProperties } from '../util/merge-properties.js';
+import { mergeProperties, setProperty } from '../util/merge-properties.js';
 import { isIllegalMergeId } from './distinct-id-rules.js';
 import type { NormalizedEvent, PersonUpdate } from './normalize-event.js';
 import { personUuidFor, type PersonBatch, type PersonState } from './person-batch.js';
@@ -76,29 +76,33 @@ const FILTERED_PERSON_UPDATE_PROPERTIES = new Set([
 /** What an update did: nothing, only filtered value changes, or a change worth writing. */
 export type UpdateOutcome = 'unchanged' | 'filtered' | 'changed';
 
-/** Applies $set_once, $set and $unset in PostHog's order. */
+/**
+ * Applies $set_once, $set and $unset in PostHog's order. Any key is a property of its own: one
+ * named like an Object method (`toString`) counts as absent until set, and `__proto__` is stored
+ * as a key (see `setProperty`).
+ */
 export function applyPersonUpdate(properties: Record<string, unknown>, update: PersonUpdate, force = true): UpdateOutcome {
   // $unset removes only what the person had before this event; most events unset nothing.
   const before = update.unset.length > 0 ? new Set(Object.keys(properties)) : null;
   let outcome: UpdateOutcome = 'unchanged';
   for (const [key, value] of Object.entries(update.setOnce)) {
-    if (!(key in properties)) {
-      properties[key] = value;
+    if (!Object.hasOwn(properties, key)) {
+      setProperty(properties, key, value);
       outcome = 'changed';
     }
   }
   for (const [key, value] of Object.entries(update.set)) {
-    if (!(key in properties)) {
-      properties[key] = value;
+    if (!Object.hasOwn(properties, key)) {
+      setProperty(properties, key, value);
       outcome = 'changed';
     } else if (!isIdenticalJson(properties[key], value)) {
-      properties[key] = value;
+      setProperty(properties, key, value);
       if (force || !FILTERED_PERSON_UPDATE_PROPERTIES.has(key)) outcome = 'changed';
       else if (outcome === 'unchanged') outcome = 'filtered';
     }
   }
   for (const key of update.unset) {
-    if (before?.has(key) && key in properties) {
+    if (before?.has(key) && Object.hasOwn(properties, key)) {
       delete properties[key];
       outcome = 'changed';
     }

@@ -174,7 +174,7 @@ export class PersonWriteService {
 }
 
 function pick(properties: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((key) => key in properties).map((key) => [key, properties[key]]));
+  return Object.fromEntries(keys.filter((key) => Object.hasOwn(properties, key)).map((key) => [key, properties[key]]));
 }
 
 function propertiesChange(before: Record<string, unknown>, after: Record<string, unknown>): ActivityChange {

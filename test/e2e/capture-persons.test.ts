@@ -64,6 +64,9 @@ describe('capture: person processing', () => {
     await send([
       { event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { size: 6 } } },
     ]);
+    // keys named like Object's own members (built from JSON: a literal `__proto__` sets the prototype)
+    await send([{ event: 'e', distinct_id: 'keys-11', properties: JSON.parse('{"$set_once":{"toString":"t","valueOf":"v"},"$set":{"__proto__":{"n":1},"constructor":"c"}}') }]);
+    await send([{ event: 'e', distinct_id: 'keys-11', properties: JSON.parse('{"$set_once":{"toString":"ignored","hasOwnProperty":"h"},"$set":{"__proto__":{"n":2}}}') }]);
     await server.stop();
     data = await readStoredData(server);
   });
@@ -167,6 +170,19 @@ describe('capture: person processing', () => {
     assert.equal(pageview.person_properties.email, undefined);
     assert.equal(pageview.properties.$set.$browser, 'Firefox');
     assert.equal(pageview.properties.$set_once.$initial_browser, 'Firefox');
+  });
+
+  test('property keys named like Object members are properties like any other, __proto__ included', () => {
+    const properties = person('keys-11')!.properties;
+    assert.deepEqual(
+      Object.keys(properties).filter((key) => key !== '$creator_event_uuid'),
+      ['toString', 'valueOf', '__proto__', 'constructor', 'hasOwnProperty'],
+    );
+    assert.equal(properties.toString, 't', '$set_once keeps the first value');
+    assert.equal(properties.valueOf, 'v');
+    assert.equal(properties.constructor, 'c');
+    assert.equal(properties.hasOwnProperty, 'h');
+    assert.deepEqual(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value, { n: 2 }, '$set replaces the value');
   });
 
   test('the warehouse replicas match the catalog and the outbox is drained', () => {
