@@ -14,7 +14,7 @@ export interface Warehouse {
   command(sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow; resolves once the rows are durable. */
   insert(table: string, rows: readonly object[]): Promise<void>;
-  /** Inserts rows already serialised as JSONEachRow text (one JSON object per line). */
+  /** Inserts rows already serialised as JSONEachRow (one JSON object per line), as text or UTF-8 bytes. */
   insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void>;
   close(): Promise<void>;
 }
