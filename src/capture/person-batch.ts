@@ -12,6 +12,8 @@ export interface PersonState extends Omit<PersonRecord, 'id'> {
   dirty: boolean;
   /** `properties` as JSON, kept while they do not change (null once they do). */
   propertiesJson: string | null;
+  /** A merge moved `createdAt` earlier than the stored value. */
+  createdAtChanged: boolean;
 }
 
 export function personUuidFor(teamId: number, distinctId: string): string {
@@ -31,6 +33,7 @@ function personState(record: PersonRecord): PersonState {
     version: record.version,
     dirty: false,
     propertiesJson: null,
+    createdAtChanged: false,
   };
 }
 
@@ -120,6 +123,7 @@ export class PersonBatch {
       version: 0,
       dirty: true,
       propertiesJson: null,
+      createdAtChanged: false,
     };
     for (const distinctId of distinctIds) this.link(distinctId, state);
     this.touched.add(state);
@@ -150,7 +154,10 @@ export class PersonBatch {
     this.linksOf.delete(other);
     into.properties = mergeProperties(other.properties, into.properties);
     into.propertiesJson = null;
-    if (other.createdAt < into.createdAt) into.createdAt = other.createdAt;
+    if (other.createdAt < into.createdAt) {
+      into.createdAt = other.createdAt;
+      into.createdAtChanged = true;
+    }
     into.isIdentified = true;
     into.version = Math.max(into.version, other.version);
     this.touched.delete(other);
@@ -175,10 +182,11 @@ export class PersonBatch {
       db,
       updated.map((person) => ({ ...person, id: person.id! })),
     );
-    for (const person of this.mergedAway) {
-      await this.persons.deletePerson(db, person.id!);
-      outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
-    }
+    await this.persons.deletePersons(
+      db,
+      this.mergedAway.map((person) => person.id!),
+    );
+    for (const person of this.mergedAway) outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
     // A link that is not moved belongs to a person that survives the batch.
     const links = this.links.filter((link) => !link.moved);
     await this.persons.insertDistinctIds(

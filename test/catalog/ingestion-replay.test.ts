@@ -8,6 +8,7 @@ import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js
 import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
+import { isoWithMicros } from '../../src/util/iso-time.js';
 import { TimeSlices } from '../../src/util/yield.js';
 
 const T0 = Date.UTC(2024, 5, 15, 10, 20, 0);
@@ -127,6 +128,33 @@ for (const backend of CATALOG_BACKENDS) {
         personIds(again),
         firstIds.map((personId, index) => (index < 2 ? firstIds[2] : personId)),
         'replayed events name the persons the first pass left',
+      );
+    });
+
+    test('a merge of two stored persons keeps the earlier creation and drops the merged person with its links', async () => {
+      const logged = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [
+        { id, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(events) },
+      ];
+      sequence = 100;
+      // Stored in earlier batches: user-9 first, then anon-9 with an earlier event time.
+      await apply(logged(10, [{ ...event('$pageview', 'user-9', { $set: { plan: 'pro' } }), time: T0 + 7_200_000 }]));
+      await apply(logged(11, [{ ...event('$pageview', 'anon-9', { $set: { plan: 'free', seen: 1 } }), time: T0 + 3_600_000 }]));
+      const anonymous = (await catalogState()).persons.filter((person) => person.properties.seen === 1);
+      assert.equal(anonymous.length, 1);
+
+      await apply(logged(12, [event('$identify', 'user-9', { $anon_distinct_id: 'anon-9' })]));
+      const state = await catalogState();
+      const [survivor] = state.persons.filter((person) => person.properties.seen === 1);
+      assert.equal(survivor!.created_at, isoWithMicros(T0 + 3_600_000));
+      assert.equal(survivor!.properties.plan, 'pro');
+      assert.equal(survivor!.is_identified, 1);
+      assert.equal(state.persons.some((person) => person.id === anonymous[0]!.id), false);
+      assert.deepEqual(
+        state.links.filter((link) => link.distinct_id.endsWith('-9')),
+        [
+          { distinct_id: 'user-9', person_id: survivor!.id },
+          { distinct_id: 'anon-9', person_id: survivor!.id },
+        ],
       );
     });
   });
