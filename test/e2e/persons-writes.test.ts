@@ -209,6 +209,19 @@ describe('persons API: writes and activity', () => {
     assert.equal((await server.get(`${PERSONS}/${reborn.id}/`)).status, 200);
   });
 
+  test('captures after an API write build on what the API wrote, not on the person as capture last saw it', async () => {
+    await sendBatch(server, [{ event: 'seen', distinct_id: 'w-mixed', properties: { $set: { plan: 'free', source: 'capture' } } }]);
+    const person = await personOf(server, 'w-mixed');
+    assert.equal((await server.patch(`${PERSONS}/${person.id}/`, { properties: { plan: 'pro', api: true } })).status, 200);
+    await sendBatch(server, [{ event: 'seen', distinct_id: 'w-mixed', properties: { $set: { later: 1 } } }]);
+    const updated = await personOf(server, 'w-mixed');
+    assert.equal(updated.id, person.id);
+    assert.deepEqual(
+      [updated.properties.plan, updated.properties.api, updated.properties.source, updated.properties.later],
+      ['pro', true, 'capture', 1],
+    );
+  });
+
   test('every write runs under the person lock: concurrent writes all land', async () => {
     const alice = await personOf(server, 'w-alice');
     const writes = Array.from({ length: 20 }, (_, index) =>
