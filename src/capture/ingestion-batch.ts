@@ -12,6 +12,7 @@ import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
+import { parseWellFormedJson } from '../util/well-formed-json.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
 
@@ -79,7 +80,8 @@ export class IngestionBatch {
       const chunk: { entry: StoredCaptureLogEntry; events: NormalizedEvent[] }[] = [];
       for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
         const entry = entries[next++]!;
-        const events = (JSON.parse(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate);
+        // Well-formed on the way in since capture replaces lone surrogates; a log written before may hold some.
+        const events = (parseWellFormedJson(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate);
         chunk.push({ entry, events });
         size += events.length;
         await this.using.slices.pause();

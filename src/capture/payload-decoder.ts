@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import LZString from 'lz-string';
 import { CapturePayloadTooLarge, InvalidPayload } from './capture-errors.js';
+import { parseWellFormedJson } from '../util/well-formed-json.js';
 
 export interface RawCaptureRequest {
   body: Buffer;
@@ -125,7 +126,7 @@ export function decodeCapturePayload(request: RawCaptureRequest): DecodedPayload
   if (Buffer.byteLength(text) > request.limitBytes) throw new CapturePayloadTooLarge(request.limitBytes);
 
   try {
-    return { json: JSON.parse(text), formToken };
+    return { json: parseWellFormedJson(text), formToken };
   } catch (error) {
     throw new InvalidPayload(`malformed JSON (${(error as Error).message})`);
   }

@@ -131,6 +131,16 @@ for (const backend of CATALOG_BACKENDS) {
       );
     });
 
+    test('a log entry holding lone surrogates (logged before capture replaced them) is processed with U+FFFD in their place', async () => {
+      sequence = 200;
+      const logged = [{ ...event('old', 'old-\ud800', { $set: { 'k\udc00': 'v\ud83d' } }) }];
+      await apply([{ id: 20, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(logged) }]);
+      const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').where('distinct_id', 'like', 'old-%').execute();
+      assert.deepEqual(links.map((link) => link.distinct_id), ['old-\ufffd']);
+      const persons = (await catalogState()).persons.filter((person) => person.properties['k\ufffd'] !== undefined);
+      assert.deepEqual(persons.map((person) => person.properties['k\ufffd']), ['v\ufffd']);
+    });
+
     test('a merge of two stored persons keeps the earlier creation and drops the merged person with its links', async () => {
       const logged = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [
         { id, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(events) },

@@ -32,6 +32,21 @@ describe('capture: payload forms, responses and timestamps', () => {
       responses[name] = { status: done.status, text: done.text, cors: done.headers.get('access-control-allow-origin') };
     };
 
+    // Lone UTF-16 surrogates, escaped in JSON text and raw in lz-string text, with a valid pair.
+    await record(
+      'lone-surrogates',
+      post(
+        '/batch/',
+        `{"api_key":"${token}","batch":[{"event":"lone-surrogates","distinct_id":"d-lone\\ud800","properties":{"k\\udc00":"v\\ud83d","pair":"\\ud83d\\ude00","$set":{"name\\udfff":"n"}}}]}`,
+        { 'content-type': 'application/json' },
+      ),
+    );
+    await record(
+      'lone-surrogates-lz',
+      post('/e/?compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(`[{"event":"lone-surrogates-lz","distinct_id":"d-lz\ud800","properties":{"token":"${token}"}}]`))}`, {
+        'content-type': 'application/x-www-form-urlencoded',
+      }),
+    );
     await record('json-batch', post('/batch/', json({ api_key: token, batch: [event('json-batch')] }), { 'content-type': 'application/json' }));
     await record('gzip-header', post('/batch', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-header')] })), { 'content-type': 'application/json', 'content-encoding': 'gzip' }));
     await record('gzip-sniffed', post('/e/', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-sniffed')] })), { 'content-type': 'text/plain', origin: 'https://shop.example' }));
@@ -90,6 +105,18 @@ describe('capture: payload forms, responses and timestamps', () => {
       assert.equal(storedNamed(name)[0]!.distinct_id, `d-${name}`);
     });
   }
+
+  test('lone UTF-16 surrogates become U+FFFD in keys and values, pairs stay, and the events after them are processed', () => {
+    assert.equal(responses()['lone-surrogates']!.status, 200);
+    assert.equal(responses()['lone-surrogates-lz']!.status, 200);
+    const [escaped] = storedNamed('lone-surrogates');
+    assert.equal(escaped!.distinct_id, 'd-lone\ufffd');
+    assert.equal(escaped!.properties['k\ufffd'], 'v\ufffd');
+    assert.equal(escaped!.properties.pair, '\u{1F600}');
+    assert.equal(escaped!.person_properties['name\ufffd'], 'n');
+    assert.equal(storedNamed('lone-surrogates-lz')[0]!.distinct_id, 'd-lz\ufffd');
+    assert.equal(storedNamed('json-batch').length, 1);
+  });
 
   test('beacon=1 answers 204 with no body', () => {
     assert.equal(responses()['beacon-base64']!.status, 204);
