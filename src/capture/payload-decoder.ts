@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import LZString from 'lz-string';
 import { CapturePayloadTooLarge, InvalidPayload } from './capture-errors.js';
+import { nestsDeeperThan } from '../util/json-depth.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
 
 export interface RawCaptureRequest {
@@ -13,6 +14,9 @@ export interface RawCaptureRequest {
 }
 
 type Compression = 'gzip' | 'lz64' | 'base64' | 'none';
+
+/** Nesting levels of arrays and objects a payload may have, as serde_json's default limit. */
+const MAX_JSON_DEPTH = 128;
 
 const FORM_PREFIXES = ['data=', '_=', 'ip=', 'compression=', 'ver=', 'api_key=', 'token='];
 const BASE64_CHARS = /^[A-Za-z0-9+/=\s]*$/;
@@ -125,9 +129,14 @@ export function decodeCapturePayload(request: RawCaptureRequest): DecodedPayload
   }
   if (Buffer.byteLength(text) > request.limitBytes) throw new CapturePayloadTooLarge(request.limitBytes);
 
+  let json: unknown;
   try {
-    return { json: parseWellFormedJson(text), formToken };
+    json = parseWellFormedJson(text);
   } catch (error) {
     throw new InvalidPayload(`malformed JSON (${(error as Error).message})`);
   }
+  // PostHog's capture parses with serde_json, which refuses deeper JSON; deeper properties would
+  // also fail the warehouse's parser far behind the acknowledgement, or overflow the stack.
+  if (nestsDeeperThan(json, MAX_JSON_DEPTH)) throw new InvalidPayload(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return { json, formToken };
 }

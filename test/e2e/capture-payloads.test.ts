@@ -47,6 +47,8 @@ describe('capture: payload forms, responses and timestamps', () => {
         'content-type': 'application/x-www-form-urlencoded',
       }),
     );
+    // 128 levels, the most serde_json (PostHog's capture) takes: stored as sent.
+    await record('deepest', post('/batch/', json({ api_key: token, batch: [event('deepest', { properties: { token, x: JSON.parse(`${'['.repeat(124)}${']'.repeat(124)}`) } })] }), { 'content-type': 'application/json' }));
     await record('json-batch', post('/batch/', json({ api_key: token, batch: [event('json-batch')] }), { 'content-type': 'application/json' }));
     await record('gzip-header', post('/batch', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-header')] })), { 'content-type': 'application/json', 'content-encoding': 'gzip' }));
     await record('gzip-sniffed', post('/e/', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-sniffed')] })), { 'content-type': 'text/plain', origin: 'https://shop.example' }));
@@ -97,7 +99,7 @@ describe('capture: payload forms, responses and timestamps', () => {
 
   const responses = () => (globalThis as { captureResponses?: Record<string, { status: number; text: string; cors?: string | null }> }).captureResponses!;
 
-  for (const name of ['json-batch', 'gzip-header', 'gzip-sniffed', 'gzip-js-legacy', 'form-json', 'lz64', 'lz64-form-field', 'raw-base64', 'get-pixel', 'single-event', 'engage']) {
+  for (const name of ['deepest', 'json-batch', 'gzip-header', 'gzip-sniffed', 'gzip-js-legacy', 'form-json', 'lz64', 'lz64-form-field', 'raw-base64', 'get-pixel', 'single-event', 'engage']) {
     test(`${name}: answered 200 {"status":1} and stored once`, () => {
       assert.equal(responses()[name]!.status, 200);
       assert.equal(responses()[name]!.text, '{"status":1}');
@@ -160,6 +162,10 @@ describe('capture: payload forms, responses and timestamps', () => {
     assert.equal(storedNamed('duplicate').length, 1);
   });
 
+  /** A batch of one event whose property `x` is arrays nested `levels` deep, written as text: JSON.stringify would overflow the stack. */
+  const nestedBatch = (name: string, levels: number) =>
+    `{"api_key":"${token}","batch":[{"event":"${name}","distinct_id":"d-${name}","properties":{"x":${'['.repeat(levels)}${']'.repeat(levels)}}}]}`;
+
   const invalid = (detail: string) => ({ type: 'validation_error', code: 'invalid_payload', detail: `Invalid payload: ${detail}`, attr: null });
 
   test('bad payloads are rejected whole with PostHog error bodies', async () => {
@@ -184,6 +190,9 @@ describe('capture: payload forms, responses and timestamps', () => {
       ['/batch/', json({ api_key: token, batch: [event('x', { uuid: 'not-a-uuid' })] }), jsonHeaders, 400, invalid("Event field 'uuid' is not a valid UUID")],
       ['/e/', json([{ event: 'a', distinct_id: '1', properties: { token } }, { event: 'b', distinct_id: '1', properties: { token: 'phc_other' } }]), jsonHeaders, 400, null],
       ['/e/', 'data=%7Bnot-json', { 'content-type': 'application/x-www-form-urlencoded' }, 400, null],
+      // 129 levels: the body, the batch, the event, its properties and 125 nested arrays.
+      ['/batch/', nestedBatch('too-deep', 125), jsonHeaders, 400, invalid('JSON nested deeper than 128 levels')],
+      ['/batch/', nestedBatch('far-too-deep', 100_000), jsonHeaders, 400, invalid('JSON nested deeper than 128 levels')],
     ];
     for (const [path, body, headers, status, expected] of cases) {
       const response = await post(path, body, headers);

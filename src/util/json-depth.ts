@@ -1,0 +1,12 @@
+/**
+ * Whether a parsed JSON value nests arrays and objects more than `limit` levels deep (the value
+ * itself, if an array or object, is level one). Descends no further than `limit + 1` levels, so a
+ * value nested a hundred thousand levels deep costs no more than one just over the limit.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit === 0) return true;
+  const items = Array.isArray(value) ? value : Object.values(value);
+  for (const item of items) if (nestsDeeperThan(item, limit - 1)) return true;
+  return false;
+}
