@@ -80,7 +80,7 @@ export class IngestionBatch {
       const chunk: { entry: StoredCaptureLogEntry; events: NormalizedEvent[] }[] = [];
       for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
         const entry = entries[next++]!;
-        // Well-formed on the way in since capture replaces lone surrogates; a log written before may hold some.
+        // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
         const events = (parseWellFormedJson(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate);
         chunk.push({ entry, events });
         size += events.length;

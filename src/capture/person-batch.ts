@@ -182,10 +182,7 @@ export class PersonBatch {
       db,
       updated.map((person) => ({ ...person, id: person.id! })),
     );
-    await this.persons.deletePersons(
-      db,
-      this.mergedAway.map((person) => person.id!),
-    );
+    await this.persons.deletePersons(db, this.mergedAway.map((person) => person.id!));
     for (const person of this.mergedAway) outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
     // A link that is not moved belongs to a person that survives the batch.
     const links = this.links.filter((link) => !link.moved);

@@ -53,11 +53,13 @@ function linesByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, strin
 /**
  * Applies outbox rows to the warehouse replicas, oldest first, stamping each replica row with a
  * version from its place in the outbox: the outbox id times LINES_PER_ROW plus its line. An outbox
- * row of one line written before rows were packed gets the version its id gives, the same way. Writers await `flush()` after committing, so the warehouse is in step before
- * they answer; start-up calls it to replay what a crash left. Applied rows are removed later
- * (`pruneApplied`); re-applying a row after a crash is harmless because its version is the same.
- * Only durable rows are applied (`syncCommits` first): a row a power failure could still take
- * back would leave the replica ahead of the catalog, under a version a later row may reuse.
+ * row of one line written before rows were packed gets the version its id gives, the same way,
+ * above every version given before. Writers await `flush()` after committing, so the warehouse is
+ * in step before they answer; start-up calls it to replay what a crash left. Applied rows are
+ * removed later (`pruneApplied`); re-applying a row after a crash is harmless because its version
+ * is the same. Only durable rows are applied (`syncCommits` first): a row a power failure could
+ * still take back would leave the replica ahead of the catalog, under a version a later row may
+ * reuse.
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
