@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { v5 as uuidv5 } from 'uuid';
 import { eventRowLine, type EventRow } from '../../src/capture/event-writer.js';
 import { loadConfig } from '../../src/config.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { epochMsToClickhouse } from '../../src/storage/warehouse/datetime.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { openStores } from '../../src/stores.js';
-import { PERSON_UUID_NAMESPACE } from '../../src/persons/person.js';
+import { personUuidOf } from '../../src/persons/person.js';
 import { TallyServer, tempDataDir } from '../../test/support/tally.js';
 import { generateEvents, type GeneratedEvent } from '../generator.js';
 import { cpuOf, memoryOf } from '../memory.js';
@@ -32,7 +31,7 @@ function rowOf(event: GeneratedEvent, now: string): EventRow {
     timestamp: epochMsToClickhouse(Date.parse(event.timestamp)),
     created_at: now,
     elements_chain: '',
-    person_id: uuidv5(`1:${event.distinct_id}`, PERSON_UUID_NAMESPACE),
+    person_id: personUuidOf(`1:${event.distinct_id}`),
     person_properties: '{}',
     person_created_at: now,
     person_mode: 'full',

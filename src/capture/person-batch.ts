@@ -1,7 +1,6 @@
-import { v5 as uuidv5 } from 'uuid';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
-import { PERSON_UUID_NAMESPACE, type PersonRecord } from '../persons/person.js';
+import { personUuidOf, type PersonRecord } from '../persons/person.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-replica.js';
 import { mergeProperties } from '../util/merge-properties.js';
@@ -17,7 +16,7 @@ export interface PersonState extends Omit<PersonRecord, 'id'> {
 }
 
 export function personUuidFor(teamId: number, distinctId: string): string {
-  return uuidv5(`${teamId}:${distinctId}`, PERSON_UUID_NAMESPACE);
+  return personUuidOf(`${teamId}:${distinctId}`);
 }
 
 /** A stored person as the batch starts it, built field by field (see `mergeProperties` on why not a spread). */
@@ -110,7 +109,7 @@ export class PersonBatch {
     creatorEventUuid: string,
   ): PersonState {
     let uuid = this.newPersonUuids.get(distinctIds[0]!) ?? personUuidFor(this.teamId, distinctIds[0]!);
-    if (this.takenUuids.has(uuid)) uuid = uuidv5(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`, PERSON_UUID_NAMESPACE);
+    if (this.takenUuids.has(uuid)) uuid = personUuidOf(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`);
     this.takenUuids.add(uuid);
     const state: PersonState = {
       id: null,
