@@ -27,11 +27,29 @@ export interface EventRow {
  * The row as one JSONEachRow line, its two property columns embedded as the JSON objects they
  * are: the warehouse stores an object given for a String column as its text
  * (`input_format_json_read_objects_as_strings`). Quoted instead, every quote in them would be
- * escaped here and unescaped by the warehouse, half the cost of serialising an event.
+ * escaped here and unescaped by the warehouse, half the cost of serialising an event. The other
+ * columns are copied field by field: a rest destructuring cost a third of the line (measured).
  */
 export function eventRowLine(row: EventRow): string {
-  const { properties, person_properties: personProperties, ...columns } = row;
-  return `${JSON.stringify(columns).slice(0, -1)},"properties":${properties},"person_properties":${personProperties}}`;
+  const columns: Omit<EventRow, 'properties' | 'person_properties'> = {
+    uuid: row.uuid,
+    team_id: row.team_id,
+    event: row.event,
+    distinct_id: row.distinct_id,
+    timestamp: row.timestamp,
+    created_at: row.created_at,
+    elements_chain: row.elements_chain,
+    person_id: row.person_id,
+    person_created_at: row.person_created_at,
+    person_mode: row.person_mode,
+    $group_0: row.$group_0,
+    $group_1: row.$group_1,
+    $group_2: row.$group_2,
+    $group_3: row.$group_3,
+    $group_4: row.$group_4,
+    $session_id: row.$session_id,
+  };
+  return `${JSON.stringify(columns).slice(0, -1)},"properties":${row.properties},"person_properties":${row.person_properties}}`;
 }
 
 /**
