@@ -25,7 +25,8 @@ async function sampleRuns(work: () => Promise<unknown>, runs = 10): Promise<numb
   return samples;
 }
 
-function summarize(samples: readonly number[]): Timing {
+/** The median and p95 of some milliseconds. */
+export function summarize(samples: readonly number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   return { median: at(0.5), p95: at(0.95) };

@@ -11,6 +11,7 @@ import { TallyServer, tempDataDir } from '../../test/support/tally.js';
 import { generateEvents, type GeneratedEvent } from '../generator.js';
 import { cpuOf, memoryOf } from '../memory.js';
 import { progressBar } from '../progress.js';
+import { summarize } from '../timing.js';
 import type { Measurement } from '../report.js';
 
 export interface CaptureOptions {
@@ -100,9 +101,11 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
   const loadBar = progressBar('capture /batch (4 senders)', events.length);
   let next = 0;
   let sent = 0;
+  const acknowledgements: number[] = [];
   const started = performance.now();
   const sender = async () => {
     for (let index = next++; index < bodies.length; index = next++) {
+      const requested = performance.now();
       const response = await fetch(`${server.url}/batch/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'user-agent': 'posthog-node/5.70.0' },
@@ -110,6 +113,7 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
       });
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`capture answered ${response.status}`);
+      acknowledgements.push(performance.now() - requested);
       sent += Math.min(BATCH_SIZE, events.length - index * BATCH_SIZE);
       loadBar.update(sent);
     }
@@ -132,6 +136,8 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
   if (Number(stored!.n) !== events.length) throw new Error(`stored ${stored!.n} of ${events.length} events`);
 
   const tallyRate = events.length / seconds;
+  const acknowledged = summarize(acknowledgements);
+  const meanAcknowledgement = acknowledgements.reduce((total, milliseconds) => total + milliseconds, 0) / acknowledgements.length;
   const rawRate = await rawInsertRate(events);
   return [
     {
@@ -156,6 +162,14 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
       unit: 'µs',
       value: microsPerEvent(cpuAfter.mainThreadSeconds - cpuBefore.mainThreadSeconds),
       note: 'HTTP, person processing and catalog writes run here',
+    },
+    {
+      suite: 'capture',
+      name: 'acknowledgement of a /batch request',
+      unit: 'ms',
+      value: acknowledged.median,
+      p95: acknowledged.p95,
+      note: `mean ${meanAcknowledgement.toFixed(1)} ms: with ${SENDERS} senders waiting for their answers, events/s is at most ${SENDERS * BATCH_SIZE} ÷ the mean`,
     },
     { suite: 'capture', name: 'server RSS after start-up (empty data dir)', unit: 'MB', value: Math.round(startupRss) },
     { suite: 'capture', name: 'server peak RSS while loading', unit: 'MB', value: Math.round(peak) },
