@@ -6,7 +6,13 @@
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (limit === 0) return true;
-  const items = Array.isArray(value) ? value : Object.values(value);
-  for (const item of items) if (nestsDeeperThan(item, limit - 1)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, limit - 1)) return true;
+    return false;
+  }
+  // Every request's events pass through here: `for…in` walks a parsed object without copying
+  // its values into an array (JSON objects have no inherited enumerable keys).
+  const object = value as Record<string, unknown>;
+  for (const key in object) if (nestsDeeperThan(object[key], limit - 1)) return true;
   return false;
 }

@@ -12,6 +12,9 @@ test('a value nests as deep as its deepest array or object; primitives add no le
   assert.equal(nestsDeeperThan({ a: [1, { b: 'x' }], c: 2 }, 3), false);
   assert.equal(nestsDeeperThan({ a: [1, { b: 'x' }], c: 2 }, 2), true);
   assert.equal(nestsDeeperThan({ a: 1, b: [2, [3, [4]]] }, 3), true);
+  // A `__proto__` key of parsed JSON is a key like any other.
+  assert.equal(nestsDeeperThan(JSON.parse('{"__proto__":[[1]]}'), 3), false);
+  assert.equal(nestsDeeperThan(JSON.parse('{"__proto__":[[1]]}'), 2), true);
 });
 
 test('the limit is exact for arrays and objects, and any depth is measured without overflowing the stack', () => {
