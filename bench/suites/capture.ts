@@ -6,7 +6,7 @@ import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { epochMsToClickhouse } from '../../src/storage/warehouse/datetime.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { openStores } from '../../src/stores.js';
-import { personUuidOf } from '../../src/persons/person.js';
+import { personUuidFor } from '../../src/persons/person.js';
 import { TallyServer, tempDataDir } from '../../test/support/tally.js';
 import { generateEvents, type GeneratedEvent } from '../generator.js';
 import { cpuOf, memoryOf } from '../memory.js';
@@ -32,7 +32,7 @@ function rowOf(event: GeneratedEvent, now: string): EventRow {
     timestamp: epochMsToClickhouse(Date.parse(event.timestamp)),
     created_at: now,
     elements_chain: '',
-    person_id: personUuidOf(`1:${event.distinct_id}`),
+    person_id: personUuidFor(1, event.distinct_id),
     person_properties: '{}',
     person_created_at: now,
     person_mode: 'full',

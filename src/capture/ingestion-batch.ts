@@ -3,6 +3,7 @@ import type { PersonRepository } from '../persons/person-repository.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import { parseWellFormedJson } from '../util/well-formed-json.js';
 import type { TimeSlices } from '../util/yield.js';
 import type { StoredCaptureLogEntry } from './capture-log.js';
 import { EventRowBuffer } from './event-row-buffer.js';
@@ -12,7 +13,6 @@ import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
-import { parseWellFormedJson } from '../util/well-formed-json.js';
 
 const EPOCH = '1970-01-01 00:00:00.000000';
 

@@ -1,8 +1,8 @@
 import zlib from 'node:zlib';
 import LZString from 'lz-string';
-import { CapturePayloadTooLarge, InvalidPayload } from './capture-errors.js';
 import { nestsDeeperThan } from '../util/json-depth.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
+import { CapturePayloadTooLarge, InvalidPayload } from './capture-errors.js';
 
 export interface RawCaptureRequest {
   body: Buffer;

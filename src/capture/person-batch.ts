@@ -1,6 +1,6 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
-import { personUuidOf, type PersonRecord } from '../persons/person.js';
+import { personUuidFor, personUuidFromName, type PersonRecord } from '../persons/person.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-replica.js';
 import { mergeProperties } from '../util/merge-properties.js';
@@ -13,10 +13,6 @@ export interface PersonState extends Omit<PersonRecord, 'id'> {
   propertiesJson: string | null;
   /** A merge moved `createdAt` earlier than the stored value. */
   createdAtChanged: boolean;
-}
-
-export function personUuidFor(teamId: number, distinctId: string): string {
-  return personUuidOf(`${teamId}:${distinctId}`);
 }
 
 /** A stored person as the batch starts it, built field by field (see `mergeProperties` on why not a spread). */
@@ -109,7 +105,7 @@ export class PersonBatch {
     creatorEventUuid: string,
   ): PersonState {
     let uuid = this.newPersonUuids.get(distinctIds[0]!) ?? personUuidFor(this.teamId, distinctIds[0]!);
-    if (this.takenUuids.has(uuid)) uuid = personUuidOf(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`);
+    if (this.takenUuids.has(uuid)) uuid = personUuidFromName(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`);
     this.takenUuids.add(uuid);
     const state: PersonState = {
       id: null,

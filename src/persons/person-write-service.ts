@@ -1,5 +1,4 @@
 import { v7 as uuidv7 } from 'uuid';
-import { personUuidFor } from '../capture/person-batch.js';
 import { NotFound, ValidationError } from '../errors.js';
 import type { Project } from '../projects/project.js';
 import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
@@ -12,7 +11,7 @@ import type { PersonKey } from './person-id.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from './person-replica.js';
 import type { PersonRepository } from './person-repository.js';
 import { serializePerson, type ApiPerson } from './person-serializer.js';
-import { personUuidOf, type PersonRecord } from './person.js';
+import { personUuidFor, personUuidFromName, type PersonRecord } from './person.js';
 import type { SplitRequest } from './person-write-input.js';
 
 /** Who asked for a write; recorded on the activity entry. */
@@ -166,7 +165,7 @@ export class PersonWriteService {
   private async splitUuids(trx: CatalogDb, teamId: number, distinctIds: readonly string[]): Promise<Map<string, string>> {
     const candidates = distinctIds.map((distinctId) => [
       personUuidFor(teamId, distinctId),
-      personUuidOf(`${teamId}:${distinctId}:split`),
+      personUuidFromName(`${teamId}:${distinctId}:split`),
     ]);
     const taken = await this.persons.takenUuids(trx, candidates.flat());
     return new Map(distinctIds.map((distinctId, index) => [distinctId, candidates[index]!.find((uuid) => !taken.has(uuid)) ?? uuidv7()]));

@@ -24,6 +24,11 @@ const PERSON_UUID_NAMESPACE_BYTES = parseUuid(PERSON_UUID_NAMESPACE);
  * string, the uuid package encodes it through `encodeURIComponent`, a third of the cost of a
  * person UUID, which capture derives for every distinct id it has not seen.
  */
-export function personUuidOf(name: string): string {
+export function personUuidFromName(name: string): string {
   return uuidv5(Buffer.from(name, 'utf8'), PERSON_UUID_NAMESPACE_BYTES);
+}
+
+/** The UUID PostHog gives the person of a project's distinct id. */
+export function personUuidFor(teamId: number, distinctId: string): string {
+  return personUuidFromName(`${teamId}:${distinctId}`);
 }
