@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { eventRowLine, type EventRow } from '../../src/capture/event-writer.js';
+import { EVENT_ROW_COLUMNS, EventRowBuffer, type EventRow } from '../../src/capture/event-row-buffer.js';
 import { loadConfig } from '../../src/config.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
-import { epochMsToClickhouse } from '../../src/storage/warehouse/datetime.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { openStores } from '../../src/stores.js';
 import { personUuidFor } from '../../src/persons/person.js';
+import { epochMsToMicros } from '../../src/util/iso-time.js';
 import { TallyServer, tempDataDir } from '../../test/support/tally.js';
 import { generateEvents, type GeneratedEvent } from '../generator.js';
 import { cpuOf, memoryOf } from '../memory.js';
@@ -22,14 +22,14 @@ const BATCH_SIZE = 100;
 const SENDERS = 4;
 const RAW_CHUNK = 100_000;
 
-function rowOf(event: GeneratedEvent, now: string): EventRow {
+function rowOf(event: GeneratedEvent, now: number): EventRow {
   return {
     uuid: event.uuid,
     team_id: 1,
     event: event.event,
     distinct_id: event.distinct_id,
     properties: JSON.stringify(event.properties),
-    timestamp: epochMsToClickhouse(Date.parse(event.timestamp)),
+    timestamp: epochMsToMicros(Date.parse(event.timestamp)),
     created_at: now,
     elements_chain: '',
     person_id: personUuidFor(1, event.distinct_id),
@@ -51,12 +51,13 @@ async function rawInsertRate(events: GeneratedEvent[]): Promise<number> {
   const warehouse = new ChdbWarehouse(directory);
   try {
     await migrateWarehouse(warehouse);
-    const now = epochMsToClickhouse(Date.now());
+    const now = epochMsToMicros(Date.now());
     const bar = progressBar('raw bulk insert', events.length);
     const started = performance.now();
     for (let index = 0; index < events.length; index += RAW_CHUNK) {
-      const chunk = events.slice(index, index + RAW_CHUNK).map((event) => eventRowLine(rowOf(event, now)));
-      await warehouse.insertJsonEachRow('events', chunk.join('\n'));
+      const rows = new EventRowBuffer();
+      for (const event of events.slice(index, index + RAW_CHUNK)) rows.add(rowOf(event, now));
+      await warehouse.insertRowBinary('events', EVENT_ROW_COLUMNS, rows.encoded());
       bar.update(Math.min(events.length, index + RAW_CHUNK));
     }
     const seconds = (performance.now() - started) / 1000;

@@ -1,34 +1,92 @@
-/** Room for a batch's first rows; the buffer doubles when they need more. */
-const INITIAL_BYTES = 1 << 20;
-
-/** A UTF-16 code unit never takes more than three bytes of UTF-8. */
-const MAX_BYTES_PER_UNIT = 3;
+import { RowBinaryWriter, type WarehouseColumn } from '../storage/warehouse/row-binary.js';
 
 /**
- * Event rows as JSONEachRow lines, encoded into one buffer as they are made, with each row's
- * dedup key (project, uuid). A batch's rows wait for the warehouse insert while the next batch
- * is processed: kept as strings they would be copied by every young-generation collection on the
- * way and joined into one text at the end; here each line is encoded once, off the heap.
+ * A row of the warehouse `events` table. `properties` and `person_properties` are JSON object
+ * texts; the three times are epoch microseconds.
+ */
+export interface EventRow {
+  uuid: string;
+  team_id: number;
+  event: string;
+  distinct_id: string;
+  properties: string;
+  timestamp: number;
+  created_at: number;
+  elements_chain: string;
+  person_id: string;
+  person_properties: string;
+  person_created_at: number;
+  person_mode: string;
+  $group_0: string;
+  $group_1: string;
+  $group_2: string;
+  $group_3: string;
+  $group_4: string;
+  $session_id: string;
+}
+
+/** The columns of an encoded row, in the order `add` writes them. */
+export const EVENT_ROW_COLUMNS: readonly WarehouseColumn[] = [
+  { name: 'uuid', type: 'UUID' },
+  { name: 'team_id', type: 'Int64' },
+  { name: 'event', type: 'String' },
+  { name: 'distinct_id', type: 'String' },
+  { name: 'properties', type: 'String' },
+  { name: 'timestamp', type: "DateTime64(6, 'UTC')" },
+  { name: 'created_at', type: "DateTime64(6, 'UTC')" },
+  { name: 'elements_chain', type: 'String' },
+  { name: 'person_id', type: 'UUID' },
+  { name: 'person_properties', type: 'String' },
+  { name: 'person_created_at', type: "DateTime64(3, 'UTC')" },
+  { name: 'person_mode', type: 'String' },
+  { name: '$group_0', type: 'String' },
+  { name: '$group_1', type: 'String' },
+  { name: '$group_2', type: 'String' },
+  { name: '$group_3', type: 'String' },
+  { name: '$group_4', type: 'String' },
+  { name: '$session_id', type: 'String' },
+];
+
+/**
+ * Event rows encoded in RowBinary into one buffer as they are made, with each row's dedup key
+ * (project, uuid). A batch's rows wait for the warehouse insert while the next batch is
+ * processed: kept as objects or strings they would be copied by every young-generation
+ * collection on the way; here each row is encoded once, off the heap.
  */
 export class EventRowBuffer {
-  private bytes = Buffer.allocUnsafe(0);
-  private used = 0;
+  private readonly writer = new RowBinaryWriter();
   private readonly teamIds: number[] = [];
   private readonly uuids: string[] = [];
-  /** Where each row's line ends (its newline excluded). */
+  /** Where each row ends in the buffer. */
   private readonly ends: number[] = [];
 
   get count(): number {
     return this.ends.length;
   }
 
-  add(teamId: number, uuid: string, line: string): void {
-    this.reserve(line.length * MAX_BYTES_PER_UNIT + 1);
-    if (this.used > 0) this.bytes[this.used++] = 0x0a;
-    this.used += this.bytes.write(line, this.used);
-    this.teamIds.push(teamId);
-    this.uuids.push(uuid);
-    this.ends.push(this.used);
+  add(row: EventRow): void {
+    const writer = this.writer;
+    writer.uuid(row.uuid);
+    writer.int64(row.team_id);
+    writer.string(row.event);
+    writer.string(row.distinct_id);
+    writer.string(row.properties);
+    writer.int64(row.timestamp);
+    writer.int64(row.created_at);
+    writer.string(row.elements_chain);
+    writer.uuid(row.person_id);
+    writer.string(row.person_properties);
+    writer.int64(Math.floor(row.person_created_at / 1000));
+    writer.string(row.person_mode);
+    writer.string(row.$group_0);
+    writer.string(row.$group_1);
+    writer.string(row.$group_2);
+    writer.string(row.$group_3);
+    writer.string(row.$group_4);
+    writer.string(row.$session_id);
+    this.teamIds.push(row.team_id);
+    this.uuids.push(row.uuid);
+    this.ends.push(writer.length);
   }
 
   teamIdOf(row: number): number {
@@ -39,27 +97,13 @@ export class EventRowBuffer {
     return this.uuids[row]!;
   }
 
-  /** The rows as newline-separated lines, leaving out those whose index is in `skipped`. */
-  lines(skipped: ReadonlySet<number> = new Set()): Buffer {
-    const all = this.bytes.subarray(0, this.used);
-    if (skipped.size === 0) return all;
+  /** The encoded rows, leaving out those whose index is in `skipped`. */
+  encoded(skipped: ReadonlySet<number> = new Set()): Buffer {
+    if (skipped.size === 0) return this.writer.bytes();
     const kept: Buffer[] = [];
     for (let row = 0; row < this.ends.length; row++) {
-      if (skipped.has(row)) continue;
-      // Every line but the first has its separating newline in front of it.
-      const start = row === 0 ? 0 : this.ends[row - 1]! + 1;
-      if (kept.length > 0) kept.push(NEWLINE);
-      kept.push(all.subarray(start, this.ends[row]!));
+      if (!skipped.has(row)) kept.push(this.writer.bytes(row === 0 ? 0 : this.ends[row - 1]!, this.ends[row]!));
     }
     return Buffer.concat(kept);
   }
-
-  private reserve(bytes: number): void {
-    if (this.used + bytes <= this.bytes.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, 2 * this.bytes.length, this.used + bytes));
-    this.bytes.copy(grown, 0, 0, this.used);
-    this.bytes = grown;
-  }
 }
-
-const NEWLINE = Buffer.from('\n');

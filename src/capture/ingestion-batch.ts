@@ -1,20 +1,17 @@
 import type { DefinitionRecorder, RecordableEvent } from '../definitions/definition-recorder.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { epochMsToClickhouse, isoToClickhouse } from '../storage/warehouse/datetime.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import { epochMsToMicros } from '../util/iso-time.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
 import type { TimeSlices } from '../util/yield.js';
 import type { StoredCaptureLogEntry } from './capture-log.js';
-import { EventRowBuffer } from './event-row-buffer.js';
-import { eventRowLine, type EventRow } from './event-writer.js';
+import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
-
-const EPOCH = '1970-01-01 00:00:00.000000';
 
 /** Events parsed and processed together (see `processTeam`). */
 const EVENTS_PER_CHUNK = 2000;
@@ -102,7 +99,7 @@ export class IngestionBatch {
     personProcessor: PersonProcessor,
     groupProcessor: GroupProcessor,
   ): Promise<void> {
-    const createdAt = epochMsToClickhouse(entry.receivedAt);
+    const createdAt = epochMsToMicros(entry.receivedAt);
     const recordable: RecordableEvent[] = [];
     for (const event of events) {
       const groups = await groupProcessor.process(event);
@@ -113,12 +110,12 @@ export class IngestionBatch {
         event: event.event,
         distinct_id: event.distinctId,
         properties: JSON.stringify(event.properties),
-        timestamp: epochMsToClickhouse(event.time),
+        timestamp: epochMsToMicros(event.time),
         created_at: createdAt,
         elements_chain: event.elementsChain,
         person_id: person.personId,
         person_properties: person.personProperties,
-        person_created_at: person.personCreatedAt ? isoToClickhouse(person.personCreatedAt) : EPOCH,
+        person_created_at: person.personCreatedAt ? Date.parse(person.personCreatedAt) * 1000 : 0,
         person_mode: person.personMode,
         $group_0: groups[0],
         $group_1: groups[1],
@@ -127,7 +124,7 @@ export class IngestionBatch {
         $group_4: groups[4],
         $session_id: typeof event.properties.$session_id === 'string' ? event.properties.$session_id : '',
       };
-      this.rows.add(teamId, event.uuid, eventRowLine(row));
+      this.rows.add(row);
       // Most events add nothing to the definitions; only the others are kept for the recorder.
       const definable: RecordableEvent = {
         event: event.event,

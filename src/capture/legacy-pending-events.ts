@@ -1,5 +1,5 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { EventRowBuffer } from './event-row-buffer.js';
+import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import type { EventWriter } from './event-writer.js';
 
 const TABLE = 'pending_event_batches';
@@ -22,12 +22,35 @@ export async function drainLegacyPendingEvents(db: CatalogDb, writer: EventWrite
     const rows = new EventRowBuffer();
     for (const batch of batches) {
       const teamId = Number(batch.team_id);
-      const uuids = batch.uuids.split('\n');
-      const lines = batch.rows.split('\n');
-      for (let index = 0; index < uuids.length; index++) rows.add(teamId, uuids[index]!, lines[index]!);
+      for (const line of batch.rows.split('\n')) rows.add(eventRowOfLegacyLine(teamId, line));
     }
     await writer.insertNew(rows);
     await db.deleteFrom(TABLE).where('id', '<=', Number(batches[batches.length - 1]!.id)).execute();
   }
   await db.schema.dropTable(TABLE).execute();
+}
+
+/** A row as those builds wrote it: JSON, the times as ClickHouse DateTime64 text. */
+type LegacyEventRow = Omit<EventRow, 'timestamp' | 'created_at' | 'person_created_at'> & {
+  timestamp: string;
+  created_at: string;
+  person_created_at: string;
+};
+
+function eventRowOfLegacyLine(teamId: number, line: string): EventRow {
+  const legacy = JSON.parse(line) as LegacyEventRow;
+  return {
+    ...legacy,
+    team_id: teamId,
+    timestamp: clickhouseTimeToMicros(legacy.timestamp),
+    created_at: clickhouseTimeToMicros(legacy.created_at),
+    person_created_at: clickhouseTimeToMicros(legacy.person_created_at),
+  };
+}
+
+/** `2024-01-02 03:04:05.678901` (UTC) as epoch microseconds. */
+function clickhouseTimeToMicros(text: string): number {
+  const [date, time = '00:00:00'] = text.split(' ');
+  const [seconds, fraction = ''] = time.split('.');
+  return Date.parse(`${date}T${seconds}Z`) * 1000 + Number(fraction.padEnd(6, '0').slice(0, 6));
 }

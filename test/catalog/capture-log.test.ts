@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { CatalogCaptureLog, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { moveCatalogLogEntries } from '../../src/capture/spool/move-catalog-log.js';
-import { EventWriter, type EventRow } from '../../src/capture/event-writer.js';
+import { EventWriter } from '../../src/capture/event-writer.js';
 import { drainLegacyPendingEvents } from '../../src/capture/legacy-pending-events.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { openCatalog, SQLITE_FILE, type CatalogOptions } from '../../src/storage/catalog/catalog.js';
@@ -19,8 +19,14 @@ import { createPostgresDatabase, POSTGRES_SKIP_REASON } from '../support/catalog
 import { eventRowFixture } from '../support/event-rows.js';
 import { tempDataDir } from '../support/tally.js';
 
-function eventRow(uuid: string, event: string): EventRow {
-  return eventRowFixture({ uuid, event });
+/** An event row as builds before the capture log kept it: JSON, the times as ClickHouse text. */
+function legacyEventRow(uuid: string, event: string): object {
+  return {
+    ...eventRowFixture({ uuid, event }),
+    timestamp: '2024-01-01 00:00:00.123456',
+    created_at: '2024-01-02 03:04:05.000000',
+    person_created_at: '1970-01-01 00:00:00.000000',
+  };
 }
 
 function loggedEvent(uuid: string, event: string): LoggedEvent {
@@ -249,14 +255,14 @@ for (const location of LOCATIONS) {
       const raw = place.raw();
       const migrator = new Migrator({ db: raw, provider: catalogMigrations(place.dialect), allowUnorderedMigrations: true });
       assert.equal((await migrator.migrateTo('006-person-list-indexes')).error, undefined);
-      await raw.insertInto('pending_events').values({ team_id: 7, uuid: UUIDS[0]!, row: JSON.stringify(eventRow(UUIDS[0]!, 'e0')) }).execute();
+      await raw.insertInto('pending_events').values({ team_id: 7, uuid: UUIDS[0]!, row: JSON.stringify(legacyEventRow(UUIDS[0]!, 'e0')) }).execute();
       assert.equal((await migrator.migrateTo('007-pending-event-batches')).error, undefined);
       await raw
         .insertInto('pending_event_batches')
         .values({
           team_id: 7,
           uuids: [UUIDS[1], UUIDS[2], UUIDS[1]].join('\n'),
-          rows: [eventRow(UUIDS[1]!, 'e1'), eventRow(UUIDS[2]!, 'e2'), eventRow(UUIDS[1]!, 'e1')].map((row) => JSON.stringify(row)).join('\n'),
+          rows: [legacyEventRow(UUIDS[1]!, 'e1'), legacyEventRow(UUIDS[2]!, 'e2'), legacyEventRow(UUIDS[1]!, 'e1')].map((row) => JSON.stringify(row)).join('\n'),
         })
         .execute();
       await raw.destroy();
@@ -266,11 +272,14 @@ for (const location of LOCATIONS) {
       try {
         await migrateWarehouse(warehouse);
         await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
-        const stored = await warehouse.query<{ event: string; properties: string }>('SELECT event, properties FROM events ORDER BY event');
+        const stored = await warehouse.query(
+          'SELECT event, properties, toString(timestamp) AS timestamp, toString(created_at) AS created_at FROM events ORDER BY event',
+        );
+        const times = { timestamp: '2024-01-01 00:00:00.123456', created_at: '2024-01-02 03:04:05.000000' };
         assert.deepEqual(stored, [
-          { event: 'e0', properties: '{"line":"one\\ntwo"}' },
-          { event: 'e1', properties: '{"line":"one\\ntwo"}' },
-          { event: 'e2', properties: '{"line":"one\\ntwo"}' },
+          { event: 'e0', properties: '{"line":"one\\ntwo"}', ...times },
+          { event: 'e1', properties: '{"line":"one\\ntwo"}', ...times },
+          { event: 'e2', properties: '{"line":"one\\ntwo"}', ...times },
         ]);
         const tables = (await catalog.db.introspection.getTables()).map((table) => table.name);
         assert.ok(!tables.includes('pending_event_batches'));

@@ -8,6 +8,7 @@ import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js
 import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
+import { decodeEventRows } from '../support/event-rows.js';
 import { isoWithMicros } from '../../src/util/iso-time.js';
 import { TimeSlices } from '../../src/util/yield.js';
 
@@ -117,12 +118,7 @@ for (const backend of CATALOG_BACKENDS) {
 
       const again = await apply(entries());
       assert.deepEqual(await catalogState(), state);
-      const personIds = (batch: IngestionBatch) =>
-        batch.rows
-          .lines()
-          .toString()
-          .split('\n')
-          .map((line) => (JSON.parse(line) as { person_id: string }).person_id);
+      const personIds = (batch: IngestionBatch) => decodeEventRows(batch.rows.encoded()).map((row) => row.person_id);
       const firstIds = personIds(first);
       assert.deepEqual(
         personIds(again),

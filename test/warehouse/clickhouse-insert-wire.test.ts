@@ -7,21 +7,21 @@ import { ClickhouseWarehouse } from '../../src/storage/warehouse/clickhouse-ware
 interface Received {
   method: string;
   params: URLSearchParams;
-  body: string;
+  body: Buffer;
 }
 
 /**
  * What a ClickHouse server receives for an insert, read off the HTTP wire (no server runs in CI):
  * the lines must arrive as the request body exactly as given, not re-encoded by the client.
  */
-test('inserts to a ClickHouse server send the JSONEachRow lines byte for byte', async () => {
+test('inserts to a ClickHouse server send the JSONEachRow lines and RowBinary rows byte for byte', async () => {
   const received: Received[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const url = new URL(request.url ?? '/', 'http://localhost');
-      received.push({ method: request.method ?? '', params: url.searchParams, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({ method: request.method ?? '', params: url.searchParams, body: Buffer.concat(chunks) });
       response.writeHead(200, { 'Content-Type': 'text/plain' }).end();
     });
   });
@@ -33,17 +33,25 @@ test('inserts to a ClickHouse server send the JSONEachRow lines byte for byte', 
     await warehouse.insertJsonEachRow('events', Buffer.from(lines));
     await warehouse.insertJsonEachRow('persons', lines);
     await warehouse.insertJsonEachRow('events', '');
-    await assert.rejects(warehouse.insertJsonEachRow('events; DROP TABLE events', lines), /not a warehouse table name/);
+    await assert.rejects(warehouse.insertJsonEachRow('events; DROP TABLE events', lines), /not a warehouse identifier/);
+    const rows = Buffer.from([0x00, 0xff, 0x0a, 0x80, 0x01]);
+    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }, { name: '$group_0', type: 'String' }], rows);
+    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], Buffer.alloc(0));
+    await assert.rejects(warehouse.insertRowBinary('events', [{ name: 'a` String', type: 'UUID' }], rows), /not a warehouse identifier/);
 
-    assert.equal(received.length, 2, 'an empty insert and a bad table name send nothing');
+    assert.equal(received.length, 3, 'an empty insert and a bad name send nothing');
     for (const [index, table] of ['events', 'persons'].entries()) {
       const { method, params, body } = received[index]!;
       assert.equal(method, 'POST');
       assert.equal(params.get('query'), `INSERT INTO \`${table}\` FORMAT JSONEachRow`);
       assert.equal(params.get('database'), 'tally');
       assert.equal(params.get('input_format_json_read_objects_as_strings'), '1');
-      assert.equal(body, lines);
+      assert.equal(body.toString('utf8'), lines);
     }
+    const binary = received[2]!;
+    assert.equal(binary.params.get('query'), 'INSERT INTO `events` (`uuid`, `$group_0`) FORMAT RowBinary');
+    assert.equal(binary.params.get('database'), 'tally');
+    assert.deepEqual(binary.body, rows);
   } finally {
     await warehouse.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -9,6 +9,7 @@ import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { openCatalog, type Catalog } from '../../src/storage/catalog/catalog.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
+import type { WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
 import type { QueryParams, Warehouse } from '../../src/storage/warehouse/warehouse.js';
 import { tempDataDir } from '../support/tally.js';
 
@@ -33,13 +34,17 @@ class FailingEventsInsert implements Warehouse {
     return this.stored.insert(table, rows);
   }
 
-  async insertJsonEachRow(table: string, text: string): Promise<void> {
+  insertJsonEachRow(table: string, text: string): Promise<void> {
+    return this.stored.insertJsonEachRow(table, text);
+  }
+
+  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
     if (table === 'events' && this.failNext) {
       this.failNext = false;
       this.failures += 1;
       throw new Error('injected: the warehouse refused the insert');
     }
-    return this.stored.insertJsonEachRow(table, text);
+    return this.stored.insertRowBinary(table, columns, rows);
   }
 
   close(): Promise<void> {

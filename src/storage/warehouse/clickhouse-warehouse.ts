@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
+import { quotedIdentifier, type WarehouseColumn } from './row-binary.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** A ClickHouse server over HTTP (CLICKHOUSE_URL). */
@@ -61,14 +62,26 @@ export class ClickhouseWarehouse implements Warehouse {
    */
   async insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void> {
     if (lines.length === 0) return;
-    // One of Tally's own tables, never a request's value; servers before identifier parameters
-    // in INSERT refuse `{table:Identifier}`, so it is checked and quoted instead.
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`not a warehouse table name: ${table}`);
-    const result = await this.client.exec({
-      query: `INSERT INTO \`${table}\` FORMAT JSONEachRow`,
-      values: Readable.from([typeof lines === 'string' ? Buffer.from(lines) : lines], { objectMode: false }),
+    // Servers before identifier parameters in INSERT refuse `{table:Identifier}`, so Tally's own
+    // table name is checked and quoted instead.
+    await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} FORMAT JSONEachRow`, typeof lines === 'string' ? Buffer.from(lines) : lines, {
       // An object given for a String column is stored as its text (chDB's default; older servers' too).
-      clickhouse_settings: { input_format_json_read_objects_as_strings: 1 },
+      input_format_json_read_objects_as_strings: 1,
+    });
+  }
+
+  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+    if (rows.length === 0) return;
+    const names = columns.map(({ name }) => quotedIdentifier(name)).join(', ');
+    await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} (${names}) FORMAT RowBinary`, rows, {});
+  }
+
+  /** Sends `body` as the data of the INSERT, byte for byte. */
+  private async sendInsert(query: string, body: Uint8Array, settings: ClickHouseSettings): Promise<void> {
+    const result = await this.client.exec({
+      query,
+      values: Readable.from([body], { objectMode: false }),
+      clickhouse_settings: settings,
     });
     // The answer to an insert is empty; reading it to the end frees the connection.
     await finished(result.stream.resume());

@@ -1,3 +1,4 @@
+import type { WarehouseColumn } from './row-binary.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** What must be done before a read: everything acknowledged is in the warehouse once it resolves. */
@@ -35,6 +36,10 @@ export class ConsistentWarehouse implements Warehouse {
 
   insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void> {
     return this.stored.insertJsonEachRow(table, lines);
+  }
+
+  insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+    return this.stored.insertRowBinary(table, columns, rows);
   }
 
   close(): Promise<void> {

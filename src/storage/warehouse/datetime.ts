@@ -1,13 +1,6 @@
-import { isoWithMicros } from '../../util/iso-time.js';
-
 /** A JS date as ClickHouse DateTime64 text in UTC (`2024-01-02 03:04:05.678000`). */
 export function toClickhouseDateTime(date: Date): string {
   return date.toISOString().replace('T', ' ').replace('Z', '000');
-}
-
-/** Epoch milliseconds (fractional for microseconds) as ClickHouse DateTime64(6) text. */
-export function epochMsToClickhouse(timeMs: number): string {
-  return isoWithMicros(timeMs).replace('T', ' ').replace('Z', '');
 }
 
 /** Catalog ISO-8601 text as ClickHouse DateTime64(6) text. */

@@ -1,3 +1,5 @@
+import type { WarehouseColumn } from './row-binary.js';
+
 /**
  * The analytics store, spoken to in ClickHouse SQL. Every value reaches SQL as a bound
  * `{name:Type}` parameter; `params` holds their values.
@@ -16,5 +18,7 @@ export interface Warehouse {
   insert(table: string, rows: readonly object[]): Promise<void>;
   /** Inserts rows already serialised as JSONEachRow (one JSON object per line), as text or UTF-8 bytes. */
   insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void>;
+  /** Inserts rows encoded in RowBinary, each holding `columns` in order; resolves once they are durable. */
+  insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void>;
   close(): Promise<void>;
 }
