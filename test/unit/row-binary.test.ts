@@ -14,6 +14,8 @@ test('RowBinary strings are a LEB128 byte length, then UTF-8', () => {
   assert.equal(bytesOf((writer) => writer.string('\u{1F600}')), '04f09f9880');
   // 42 units may take 126 bytes: still one length byte.
   assert.equal(bytesOf((writer) => writer.string('€'.repeat(42))).slice(0, 2), '7e');
+  assert.equal(bytesOf((writer) => writer.string('a'.repeat(64))), `40${'61'.repeat(64)}`);
+  assert.equal(bytesOf((writer) => writer.string(`${'a'.repeat(63)}é`)), `41${'61'.repeat(63)}c3a9`);
   assert.equal(bytesOf((writer) => writer.string('a'.repeat(127))).slice(0, 4), '7f61');
   assert.equal(bytesOf((writer) => writer.string('a'.repeat(128))).slice(0, 6), '800161');
   assert.equal(bytesOf((writer) => writer.string('a'.repeat(300))).slice(0, 6), 'ac0261');
