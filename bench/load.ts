@@ -1,5 +1,6 @@
 import zlib from 'node:zlib';
 import type { TallyServer } from '../test/support/tally.js';
+import { BatchSender } from './batch-sender.js';
 import type { GeneratedEvent } from './generator.js';
 import { progressBar } from './progress.js';
 
@@ -28,21 +29,17 @@ export async function loadThroughCapture(
     if (batch.length === 0) return null;
     return zlib.gzipSync(JSON.stringify({ api_key: server.projectToken, batch, sent_at: new Date().toISOString() }));
   };
+  const batches = new BatchSender(server.url, senders);
   const started = performance.now();
   const sender = async () => {
     for (let body = nextBody(); body !== null; body = nextBody()) {
-      const response = await fetch(`${server.url}/batch/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'user-agent': 'posthog-node/5.70.0' },
-        body: body as RequestInit['body'],
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`capture answered ${response.status}`);
+      await batches.send(body);
       sent = Math.min(total, sent + BATCH_SIZE);
       bar.update(sent);
     }
   };
   await Promise.all(Array.from({ length: senders }, sender));
+  batches.close();
   bar.stop();
   return (performance.now() - started) / 1000;
 }
