@@ -1,7 +1,6 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { isoToClickhouse } from '../storage/warehouse/datetime.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
-import { isoWithMicros } from '../util/iso-time.js';
+import { isoToMicros, isoWithMicros } from '../util/iso-time.js';
 import { parseJsonColumn } from '../util/json.js';
 import { mergeProperties } from '../util/merge-properties.js';
 import type { GroupTypeRegistry } from './group-types.js';
@@ -116,7 +115,7 @@ export class GroupProcessor {
           group_type_index: group.index,
           group_key: group.groupKey,
           group_properties: properties,
-          created_at: isoToClickhouse(group.createdAt),
+          created_at: isoToMicros(group.createdAt),
         },
       });
     }

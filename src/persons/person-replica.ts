@@ -1,5 +1,5 @@
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
-import { isoToClickhouse } from '../storage/warehouse/datetime.js';
+import { isoToMicros } from '../util/iso-time.js';
 import type { SerialisedProperties } from './person-repository.js';
 import type { PersonRecord } from './person.js';
 
@@ -13,7 +13,7 @@ export function personReplicaEntry(person: PersonRecord & SerialisedProperties, 
       person_id: person.id,
       properties: person.propertiesJson ?? JSON.stringify(person.properties),
       is_identified: person.isIdentified ? 1 : 0,
-      created_at: isoToClickhouse(person.createdAt),
+      created_at: isoToMicros(person.createdAt),
       is_deleted: deleted ? 1 : 0,
     },
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { quotedIdentifier, RowBinaryWriter, structureOf } from '../../src/storage/warehouse/row-binary.js';
+import { quotedIdentifier, rowEnds, RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
 
 function bytesOf(write: (writer: RowBinaryWriter) => void): string {
   const writer = new RowBinaryWriter();
@@ -45,4 +45,39 @@ test('column names reach SQL only as checked, backquoted identifiers', () => {
   assert.equal(structureOf([{ name: '$group_0', type: 'String' }, { name: 'at', type: "DateTime64(6, 'UTC')" }]), "`$group_0` String, `at` DateTime64(6, 'UTC')");
   assert.throws(() => quotedIdentifier('a`; DROP TABLE events'), /not a warehouse identifier/);
   assert.throws(() => quotedIdentifier(''), /not a warehouse identifier/);
+});
+
+const MIXED: WarehouseColumn[] = [
+  { name: 'id', type: 'UUID' },
+  { name: 'text', type: 'String' },
+  { name: 'count', type: 'Int64' },
+  { name: 'flag', type: 'UInt8' },
+  { name: 'at', type: "DateTime64(6, 'UTC')" },
+  { name: 'version', type: 'UInt64' },
+];
+
+test('rows written value by value are found again row by row', () => {
+  const writer = new RowBinaryWriter();
+  const ends: number[] = [];
+  for (const text of ['', 'é', 'x'.repeat(200), 'a'.repeat(70_000)]) {
+    for (const [column, value] of MIXED.map((column, index) => [column, [crypto.randomUUID(), text, -5, 1, 1_704_067_200_000_123, 9][index]] as const)) {
+      writeValue(writer, column, value);
+    }
+    ends.push(writer.length);
+  }
+  assert.deepEqual(rowEnds(writer.bytes(), MIXED), ends);
+  assert.deepEqual(rowEnds(writer.bytes(0, 0), MIXED), []);
+  assert.throws(() => rowEnds(writer.bytes(0, ends[1]! - 1), MIXED), /cut short/);
+  assert.throws(() => rowEnds(writer.bytes(0, ends[0]! + 17), MIXED), /cut short/);
+});
+
+test('a value the column cannot hold is refused, not written as something else', () => {
+  const writer = new RowBinaryWriter();
+  assert.throws(() => writeValue(writer, MIXED[0]!, 7), /column id \(UUID\) cannot hold 7/);
+  assert.throws(() => writeValue(writer, MIXED[1]!, null), /cannot hold null/);
+  assert.throws(() => writeValue(writer, MIXED[2]!, Number.NaN), /cannot hold/);
+  assert.throws(() => writeValue(writer, MIXED[2]!, 1.5), /cannot hold/);
+  assert.throws(() => writeValue(writer, MIXED[3]!, 256), /cannot hold/);
+  assert.throws(() => writeValue(writer, { name: 'f', type: 'Float64' }, 1), /no RowBinary encoding for Float64/);
+  assert.equal(writer.length, 0);
 });

@@ -51,7 +51,7 @@ for (const backend of CATALOG_BACKENDS) {
       entries.push(link('id-7', PERSON_B), link('id-1999', PERSON_B), link('id-3', PERSON_A, 1));
       entries.splice(10, 0, link('id-1999', PERSON_A, 1));
       await catalog.db.transaction().execute((trx) => appendToOutbox(trx, entries));
-      await appendToOutbox(catalog.db, [{ target: 'persons', row: { id: PERSON_B, team_id: 1, person_id: 2, properties: '{}', is_identified: 1, created_at: '2024-01-01 00:00:00', is_deleted: 0 } }]);
+      await appendToOutbox(catalog.db, [{ target: 'persons', row: { id: PERSON_B, team_id: 1, person_id: 2, properties: '{}', is_identified: 1, created_at: Date.UTC(2024, 0, 1) * 1000, is_deleted: 0 } }]);
 
       const stored = await catalog.db.selectFrom('warehouse_outbox').select(['target']).orderBy('id').execute();
       assert.deepEqual(
@@ -84,6 +84,52 @@ for (const backend of CATALOG_BACKENDS) {
       assert.equal(links.get('id-0'), PERSON_B);
       assert.equal(links.get('id-1'), PERSON_A);
       assert.equal(links.size, 2499);
+    });
+    test('rows of every target reach their replica column for column, beside JSON lines written by earlier builds', async () => {
+      const createdAt = Date.UTC(2024, 1, 3, 4, 5, 6) * 1000 + 789_012;
+      await appendToOutbox(catalog.db, [
+        {
+          target: 'persons',
+          row: { id: PERSON_A, team_id: 3, person_id: 41, properties: '{"name":"Zoë \\"Z\\"","n":1}', is_identified: 0, created_at: createdAt, is_deleted: 0 },
+        },
+        { target: 'groups', row: { team_id: 3, group_type_index: 2, group_key: 'acme ✓', group_properties: '{"seats":5}', created_at: createdAt } },
+        { target: 'static_cohort_members', row: { team_id: 3, cohort_id: 9, person_id: PERSON_B, is_deleted: 0 } },
+      ]);
+      // Two lines of a packed row as builds before RowBinary stored them.
+      await catalog.db
+        .insertInto('warehouse_outbox')
+        .values({
+          target: 'groups',
+          row: [
+            { team_id: 3, group_type_index: 2, group_key: 'legacy', group_properties: '{}', created_at: '2024-01-01 00:00:00.000001' },
+            { team_id: 3, group_type_index: 2, group_key: 'legacy', group_properties: '{"v":2}', created_at: '2024-01-01 00:00:00.000001' },
+          ]
+            .map((row) => JSON.stringify(row))
+            .join('\n'),
+        })
+        .execute();
+      await relay.flush();
+
+      assert.deepEqual(
+        await warehouse.query(
+          `SELECT toString(id) AS id, toString(person_id) AS person_id, properties, is_identified,
+                  toString(created_at) AS created_at, is_deleted FROM persons FINAL WHERE team_id = 3`,
+        ),
+        [{ id: PERSON_A, person_id: '41', properties: '{"name":"Zoë \\"Z\\"","n":1}', is_identified: 0, created_at: '2024-02-03 04:05:06.789012', is_deleted: 0 }],
+      );
+      assert.deepEqual(
+        await warehouse.query(
+          `SELECT group_type_index, group_key, group_properties, toString(created_at) AS created_at FROM groups FINAL WHERE team_id = 3 ORDER BY group_key`,
+        ),
+        [
+          { group_type_index: 2, group_key: 'acme ✓', group_properties: '{"seats":5}', created_at: '2024-02-03 04:05:06.789012' },
+          { group_type_index: 2, group_key: 'legacy', group_properties: '{"v":2}', created_at: '2024-01-01 00:00:00.000001' },
+        ],
+      );
+      assert.deepEqual(
+        await warehouse.query(`SELECT toString(cohort_id) AS cohort_id, toString(person_id) AS person_id, is_deleted FROM static_cohort_members WHERE team_id = 3`),
+        [{ cohort_id: '9', person_id: PERSON_B, is_deleted: 0 }],
+      );
     });
   });
 }

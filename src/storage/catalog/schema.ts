@@ -121,7 +121,10 @@ export interface EventPropertyTable {
 export interface WarehouseOutboxTable {
   id: Generated<number>;
   target: string;
+  /** JSON lines, as builds before `encoded` wrote them; empty when `encoded` holds the rows. */
   row: string;
+  /** The replica rows in RowBinary (see `appendToOutbox`). */
+  encoded: Buffer | null;
 }
 
 export interface ActivityLogTable {

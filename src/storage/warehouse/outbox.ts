@@ -1,21 +1,64 @@
 import type { CatalogDb } from '../catalog/catalog.js';
 import { QueueProgress } from '../catalog/queue-progress.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
+import { rowEnds, RowBinaryWriter, writeValue, type WarehouseColumn } from './row-binary.js';
 import type { Warehouse } from './warehouse.js';
 
-export type ReplicaTable = 'persons' | 'person_distinct_ids' | 'groups' | 'static_cohort_members';
-
-export interface OutboxEntry {
-  target: ReplicaTable;
-  row: Record<string, unknown>;
+/** The replica rows of each warehouse table the outbox writes; times are epoch microseconds. */
+export interface ReplicaRows {
+  persons: { id: string; team_id: number; person_id: number; properties: string; is_identified: number; created_at: number; is_deleted: number };
+  person_distinct_ids: { team_id: number; distinct_id: string; person_id: string; is_deleted: number };
+  groups: { team_id: number; group_type_index: number; group_key: string; group_properties: string; created_at: number };
+  static_cohort_members: { team_id: number; cohort_id: number; person_id: string; is_deleted: number };
 }
 
+export type ReplicaTable = keyof ReplicaRows;
+
+export type OutboxEntry = { [T in ReplicaTable]: { target: T; row: ReplicaRows[T] } }[ReplicaTable];
+
+type ReplicaColumns = { [T in ReplicaTable]: readonly (WarehouseColumn & { name: keyof ReplicaRows[T] & string })[] };
+
+/** The columns of each target in the order they are encoded; the relay adds `version` last. */
+const REPLICA_COLUMNS: ReplicaColumns = {
+  persons: [
+    { name: 'id', type: 'UUID' },
+    { name: 'team_id', type: 'Int64' },
+    { name: 'person_id', type: 'Int64' },
+    { name: 'properties', type: 'String' },
+    { name: 'is_identified', type: 'UInt8' },
+    { name: 'created_at', type: "DateTime64(6, 'UTC')" },
+    { name: 'is_deleted', type: 'UInt8' },
+  ],
+  person_distinct_ids: [
+    { name: 'team_id', type: 'Int64' },
+    { name: 'distinct_id', type: 'String' },
+    { name: 'person_id', type: 'UUID' },
+    { name: 'is_deleted', type: 'UInt8' },
+  ],
+  groups: [
+    { name: 'team_id', type: 'Int64' },
+    { name: 'group_type_index', type: 'UInt8' },
+    { name: 'group_key', type: 'String' },
+    { name: 'group_properties', type: 'String' },
+    { name: 'created_at', type: "DateTime64(6, 'UTC')" },
+  ],
+  static_cohort_members: [
+    { name: 'team_id', type: 'Int64' },
+    { name: 'cohort_id', type: 'Int64' },
+    { name: 'person_id', type: 'UUID' },
+    { name: 'is_deleted', type: 'UInt8' },
+  ],
+};
+
+const VERSION_COLUMN: WarehouseColumn = { name: 'version', type: 'UInt64' };
+
 /**
- * Replica rows per outbox row, as JSONEachRow lines. A capture batch changes thousands of persons:
- * stored a row each, the outbox cost as much catalog work as the persons themselves (inserted,
- * read back and deleted, each a B-tree write), where a few packed rows cost almost nothing.
+ * Replica rows per outbox row, encoded in RowBinary. A capture batch changes thousands of
+ * persons: stored a row each, the outbox cost as much catalog work as the persons themselves
+ * (inserted, read back and deleted, each a B-tree write), where a few packed rows cost almost
+ * nothing.
  */
-const LINES_PER_ROW = 1000;
+const ROWS_PER_OUTBOX_ROW = 1000;
 
 /** Outbox rows the relay reads at a time: up to 50,000 replica rows. */
 const RELAY_CHUNK = 50;
@@ -25,10 +68,15 @@ const ROWS_PER_INSERT = 20;
 
 /** Records replica writes in the catalog transaction that makes the change, in order. */
 export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntry[]): Promise<void> {
-  const rows: { target: ReplicaTable; row: string }[] = [];
-  for (const [target, lines] of linesByTarget(entries)) {
-    for (let index = 0; index < lines.length; index += LINES_PER_ROW) {
-      rows.push({ target, row: lines.slice(index, index + LINES_PER_ROW).join('\n') });
+  const rows: { target: ReplicaTable; row: string; encoded: Buffer }[] = [];
+  for (const [target, targetRows] of rowsByTarget(entries)) {
+    const columns = REPLICA_COLUMNS[target];
+    for (let start = 0; start < targetRows.length; start += ROWS_PER_OUTBOX_ROW) {
+      const writer = new RowBinaryWriter();
+      for (const row of targetRows.slice(start, start + ROWS_PER_OUTBOX_ROW)) {
+        for (const column of columns) writeValue(writer, column, row[column.name as keyof typeof row]);
+      }
+      rows.push({ target, row: '', encoded: Buffer.from(writer.bytes()) });
     }
   }
   for (let index = 0; index < rows.length; index += ROWS_PER_INSERT) {
@@ -39,22 +87,22 @@ export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntr
   }
 }
 
-/** Each target's rows as JSON lines, in the order given: JSON text never holds a raw newline. */
-function linesByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, string[]> {
-  const byTarget = new Map<ReplicaTable, string[]>();
+/** Each target's rows, in the order given. */
+function rowsByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, OutboxEntry['row'][]> {
+  const byTarget = new Map<ReplicaTable, OutboxEntry['row'][]>();
   for (const entry of entries) {
-    const lines = byTarget.get(entry.target);
-    if (lines) lines.push(JSON.stringify(entry.row));
-    else byTarget.set(entry.target, [JSON.stringify(entry.row)]);
+    const rows = byTarget.get(entry.target);
+    if (rows) rows.push(entry.row);
+    else byTarget.set(entry.target, [entry.row]);
   }
   return byTarget;
 }
 
 /**
  * Applies outbox rows to the warehouse replicas, oldest first, stamping each replica row with a
- * version from its place in the outbox: the outbox id times LINES_PER_ROW plus its line. An outbox
- * row of one line written before rows were packed gets the version its id gives, the same way,
- * above every version given before. Writers await `flush()` after committing, so the warehouse is
+ * version from its place in the outbox: the outbox id times ROWS_PER_OUTBOX_ROW plus its place in
+ * the row. Rows written by earlier builds hold JSON lines instead (one line before rows were
+ * packed): their lines get versions the same way, above every version given before. Writers await `flush()` after committing, so the warehouse is
  * in step before they answer; start-up calls it to replay what a crash left. Applied rows are
  * removed later (`pruneApplied`); re-applying a row after a crash is harmless because its version
  * is the same. Only durable rows are applied (`syncCommits` first): a row a power failure could
@@ -93,14 +141,25 @@ export class OutboxRelay {
         .limit(RELAY_CHUNK)
         .execute();
       if (rows.length > 0) {
-        const byTarget = new Map<string, string[]>();
+        const encoded = new Map<ReplicaTable, RowBinaryWriter>();
+        const jsonLines = new Map<string, string[]>();
         for (const row of rows) {
-          const lines = byTarget.get(row.target) ?? [];
-          const first = Number(row.id) * LINES_PER_ROW;
-          for (const [index, line] of row.row.split('\n').entries()) lines.push(withVersion(line, first + index));
-          byTarget.set(row.target, lines);
+          const first = Number(row.id) * ROWS_PER_OUTBOX_ROW;
+          if (row.encoded === null) {
+            const lines = jsonLines.get(row.target) ?? [];
+            for (const [index, line] of row.row.split('\n').entries()) lines.push(withVersion(line, first + index));
+            jsonLines.set(row.target, lines);
+            continue;
+          }
+          const target = row.target as ReplicaTable;
+          const writer = encoded.get(target) ?? new RowBinaryWriter();
+          appendVersioned(writer, row.encoded, REPLICA_COLUMNS[target], first);
+          encoded.set(target, writer);
         }
-        for (const [target, lines] of byTarget) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
+        for (const [target, writer] of encoded) {
+          await this.warehouse.insertRowBinary(target, [...REPLICA_COLUMNS[target], VERSION_COLUMN], writer.bytes());
+        }
+        for (const [target, lines] of jsonLines) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
       }
       if (this.progress.wantsPruning) await this.progress.prune(this.db);
@@ -109,7 +168,17 @@ export class OutboxRelay {
   }
 }
 
-/** A stored replica row (a JSON object with at least one field) with its version added, as a JSONEachRow line. */
+/** Copies each encoded row to `writer` followed by its version, `firstVersion` for the first, counting up. */
+function appendVersioned(writer: RowBinaryWriter, rows: Uint8Array, columns: readonly WarehouseColumn[], firstVersion: number): void {
+  let start = 0;
+  for (const [index, end] of rowEnds(rows, columns).entries()) {
+    writer.raw(rows.subarray(start, end));
+    writer.int64(firstVersion + index);
+    start = end;
+  }
+}
+
+/** A replica row as earlier builds stored it (a JSON object with at least one field) with its version added. */
 function withVersion(row: string, version: number): string {
   return `{"version":${version},${row.slice(1)}`;
 }

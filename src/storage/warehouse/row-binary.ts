@@ -85,6 +85,13 @@ export class RowBinaryWriter {
     this.used += 8;
   }
 
+  /** Bytes already in RowBinary, copied as they are. */
+  raw(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
   uint8(value: number): void {
     this.reserve(1);
     this.buffer[this.used++] = value;
@@ -125,6 +132,54 @@ export class RowBinaryWriter {
     this.buffer.copy(grown, 0, 0, this.used);
     this.buffer = grown;
   }
+}
+
+/** The bytes a value of `type` takes, or null for a String (its length comes first). */
+function fixedWidthOf(type: string): number | null {
+  if (type === 'String') return null;
+  if (type === 'UUID') return 16;
+  if (type === 'Int64' || type === 'UInt64' || type.startsWith('DateTime64(')) return 8;
+  if (type === 'UInt8') return 1;
+  throw new Error(`no RowBinary encoding for ${type}`);
+}
+
+/**
+ * Writes one value of a column: text for a String or UUID, a number for the others (for a
+ * DateTime64, its tick count: microseconds at precision 6).
+ */
+export function writeValue(writer: RowBinaryWriter, column: WarehouseColumn, value: unknown): void {
+  const width = fixedWidthOf(column.type);
+  if (width === 8 && Number.isSafeInteger(value)) writer.int64(value as number);
+  else if (width === 1 && Number.isInteger(value) && (value as number) >= 0 && (value as number) < 0x100) writer.uint8(value as number);
+  else if (width === 16 && typeof value === 'string') writer.uuid(value);
+  else if (width === null && typeof value === 'string') writer.string(value);
+  else throw new Error(`column ${column.name} (${column.type}) cannot hold ${JSON.stringify(value)}`);
+}
+
+/** Where each row of RowBinary `bytes` holding `columns` ends. */
+export function rowEnds(bytes: Uint8Array, columns: readonly WarehouseColumn[]): number[] {
+  const widths = columns.map(({ type }) => fixedWidthOf(type));
+  const ends: number[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    for (const width of widths) {
+      if (width !== null) {
+        at += width;
+        continue;
+      }
+      let length = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = bytes[at++];
+        if (byte === undefined) throw new Error('RowBinary rows cut short');
+        length += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) break;
+      }
+      at += length;
+    }
+    if (at > bytes.length) throw new Error('RowBinary rows cut short');
+    ends.push(at);
+  }
+  return ends;
 }
 
 /** The `structure` of the columns, as `file()` and `input()` take it. */

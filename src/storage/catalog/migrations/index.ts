@@ -8,6 +8,7 @@ import { actionsCohortsMigration } from './005-actions-cohorts.js';
 import { personListIndexesMigration } from './006-person-list-indexes.js';
 import { pendingEventBatchesMigration } from './007-pending-event-batches.js';
 import { captureLogMigration } from './008-capture-log.js';
+import { outboxRowBinaryMigration } from './009-outbox-row-binary.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -23,6 +24,7 @@ const migrations: Record<string, CatalogMigration> = {
   '006-person-list-indexes': personListIndexesMigration,
   '007-pending-event-batches': pendingEventBatchesMigration,
   '008-capture-log': captureLogMigration,
+  '009-outbox-row-binary': outboxRowBinaryMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
