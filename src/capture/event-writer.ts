@@ -1,5 +1,12 @@
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
+import type { WarehouseColumn } from '../storage/warehouse/row-binary.js';
 import { EVENT_ROW_COLUMNS, type EventRowBuffer } from './event-row-buffer.js';
+
+/** What makes an event a duplicate: its project and uuid. */
+const EVENT_KEY_COLUMNS: readonly WarehouseColumn[] = [
+  { name: 'team_id', type: 'Int64' },
+  { name: 'uuid', type: 'UUID' },
+];
 
 /**
  * Inserts event rows into the warehouse, dropping rows whose (project, uuid) is already stored
@@ -20,16 +27,8 @@ export class EventWriter {
 
   async insertNew(rows: EventRowBuffer): Promise<void> {
     if (rows.count === 0) return;
-    const teamSet = new Set<number>();
-    const uuidSet = new Set<string>();
-    for (let row = 0; row < rows.count; row++) {
-      teamSet.add(rows.teamIdOf(row));
-      uuidSet.add(rows.uuidOf(row));
-    }
-    const teams = [...teamSet];
-    const uuids = [...uuidSet];
     try {
-      const stored = await this.storedKeys(this.uncertain ? 'events' : 'event_uuids', teams, uuids);
+      const stored = await this.storedKeys(this.uncertain ? 'events' : 'event_uuids', rows);
       const skipped = new Set<number>();
       for (let row = 0; row < rows.count; row++) {
         const key = `${rows.teamIdOf(row)}:${rows.uuidOf(row)}`;
@@ -38,6 +37,8 @@ export class EventWriter {
       }
       await this.warehouse.insertRowBinary('events', EVENT_ROW_COLUMNS, rows.encoded(skipped));
       if (this.uncertain) {
+        const teams = [...new Set(Array.from({ length: rows.count }, (_, row) => rows.teamIdOf(row)))];
+        const uuids = [...new Set(Array.from({ length: rows.count }, (_, row) => rows.uuidOf(row)))];
         await this.warehouse.command(
           `INSERT INTO event_uuids SELECT team_id, uuid FROM events
            WHERE team_id IN {teams:Array(Int64)} AND uuid IN {uuids:Array(UUID)}`,
@@ -55,15 +56,12 @@ export class EventWriter {
     this.uncertain = false;
   }
 
-  private async storedKeys(table: 'events' | 'event_uuids', teams: number[], uuids: string[]): Promise<Set<string>> {
+  private async storedKeys(table: 'events' | 'event_uuids', rows: EventRowBuffer): Promise<Set<string>> {
     // event_uuids is ordered by (team_id, uuid), so it reads only the index ranges of these uuids;
-    // events is ordered by day, so there the whole uuid column is read. The alias must not be
-    // `uuid`: ClickHouse would apply it inside WHERE too.
-    const found = await this.warehouse.query<{ team_id: string; stored_uuid: string }>(
-      `SELECT team_id, toString(uuid) AS stored_uuid FROM ${table}
-       WHERE team_id IN {teams:Array(Int64)} AND uuid IN {uuids:Array(UUID)}`,
-      { teams, uuids },
-    );
-    return new Set(found.map((row) => `${row.team_id}:${row.stored_uuid}`));
+    // events is ordered by day, so there the whole uuid column is read.
+    const keys: [number, string][] = [];
+    for (let row = 0; row < rows.count; row++) keys.push([rows.teamIdOf(row), rows.uuidOf(row)]);
+    const found = await this.warehouse.storedKeys(table, EVENT_KEY_COLUMNS, keys);
+    return new Set(found.map(([teamId, uuid]) => `${teamId}:${uuid}`));
   }
 }

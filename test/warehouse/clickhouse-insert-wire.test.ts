@@ -57,3 +57,40 @@ test('inserts to a ClickHouse server send the JSONEachRow lines and RowBinary ro
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test('a ClickHouse server is asked for stored keys with each column’s values as an array parameter', async () => {
+  const queries: { sql: string; params: URLSearchParams }[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const sql = Buffer.concat(chunks).toString('utf8');
+      queries.push({ sql, params: new URL(request.url ?? '/', 'http://localhost').searchParams });
+      const answer = sql.includes('system.settings') ? '' : '{"key_0":"7","key_1":"0190a3f2-0000-7000-8000-000000000001"}\n';
+      response.writeHead(200, { 'Content-Type': 'application/x-ndjson' }).end(answer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const warehouse = new ClickhouseWarehouse(`http://127.0.0.1:${port}`, 'tally');
+  try {
+    const columns = [
+      { name: 'team_id', type: 'Int64' },
+      { name: 'uuid', type: 'UUID' },
+    ];
+    const keys = [
+      [7, '0190a3f2-0000-7000-8000-000000000001'],
+      [7, '0190a3f2-0000-7000-8000-000000000002'],
+    ];
+    assert.deepEqual(await warehouse.storedKeys('event_uuids', columns, keys), [['7', '0190a3f2-0000-7000-8000-000000000001']]);
+    assert.deepEqual(await warehouse.storedKeys('event_uuids', columns, []), [], 'no keys, no request');
+    const asked = queries.filter(({ sql }) => !sql.includes('system.settings'));
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.sql, /FROM `event_uuids`\s+WHERE `team_id` IN \{values_0:Array\(Int64\)\} AND `uuid` IN \{values_1:Array\(UUID\)\}/);
+    assert.equal(asked[0]!.params.get('param_values_0'), '[7]');
+    assert.equal(asked[0]!.params.get('param_values_1'), "['0190a3f2-0000-7000-8000-000000000001','0190a3f2-0000-7000-8000-000000000002']");
+  } finally {
+    await warehouse.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

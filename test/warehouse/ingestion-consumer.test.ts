@@ -38,6 +38,10 @@ class FailingEventsInsert implements Warehouse {
     return this.stored.insertJsonEachRow(table, text);
   }
 
+  storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
+    return this.stored.storedKeys(table, columns, keys);
+  }
+
   async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
     if (table === 'events' && this.failNext) {
       this.failNext = false;

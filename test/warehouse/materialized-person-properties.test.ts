@@ -118,6 +118,7 @@ test('a warehouse that refuses the column leaves the filter on the JSON, and is 
       insert: (table, rows) => warehouse.insert(table, rows),
       insertJsonEachRow: (table, text) => warehouse.insertJsonEachRow(table, text),
       insertRowBinary: (table, columns, rows) => warehouse.insertRowBinary(table, columns, rows),
+      storedKeys: (table, columns, keys) => warehouse.storedKeys(table, columns, keys),
       close: async () => {},
     };
     const failures: unknown[] = [];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'chdb';
 import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
-import { quotedIdentifier, structureOf, type WarehouseColumn } from './row-binary.js';
+import { quotedIdentifier, RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** Where RowBinary inserts wait for chDB to read them, under the warehouse directory. */
@@ -54,14 +54,41 @@ export class ChdbWarehouse implements Warehouse {
    */
   async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
     if (rows.length === 0) return;
+    const names = columns.map(({ name }) => quotedIdentifier(name)).join(', ');
+    await this.withStaged(rows, (file) =>
+      this.command(`INSERT INTO ${quotedIdentifier(table)} (${names}) SELECT * FROM file({file:String}, 'RowBinary', {structure:String})`, {
+        file,
+        structure: structureOf(columns),
+      }),
+    );
+  }
+
+  /**
+   * The keys go through a staged file too: bound as array parameters, chDB took about 100 ms of
+   * CPU for 20,000 UUIDs, read from a file 20–40 ms (measured).
+   */
+  async storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
+    if (keys.length === 0) return [];
+    const writer = new RowBinaryWriter();
+    for (const key of keys) columns.forEach((column, index) => writeValue(writer, column, key[index]));
+    const names = columns.map(({ name }) => quotedIdentifier(name));
+    // Aliases other than the column names: ClickHouse would apply them inside WHERE too.
+    const found = await this.withStaged(writer.bytes(), (file) =>
+      this.query<Record<string, string>>(
+        `SELECT ${names.map((name, index) => `toString(${name}) AS key_${index}`).join(', ')} FROM ${quotedIdentifier(table)}
+         WHERE (${names.join(', ')}) IN (SELECT * FROM file({file:String}, 'RowBinary', {structure:String}))`,
+        { file, structure: structureOf(columns) },
+      ),
+    );
+    return found.map((row) => columns.map((_, index) => row[`key_${index}`]!));
+  }
+
+  /** Runs `use` with `rows` in a file of their own, removed afterwards. */
+  private async withStaged<T>(rows: Uint8Array, use: (file: string) => Promise<T>): Promise<T> {
     const file = path.join(this.staging, `${++this.staged}.rowbinary`);
     await fs.promises.writeFile(file, rows);
     try {
-      const names = columns.map(({ name }) => quotedIdentifier(name)).join(', ');
-      await this.command(`INSERT INTO ${quotedIdentifier(table)} (${names}) SELECT * FROM file({file:String}, 'RowBinary', {structure:String})`, {
-        file,
-        structure: structureOf(columns),
-      });
+      return await use(file);
     } finally {
       await fs.promises.rm(file, { force: true });
     }

@@ -76,6 +76,19 @@ export class ClickhouseWarehouse implements Warehouse {
     await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} (${names}) FORMAT RowBinary`, rows, {});
   }
 
+  /** Filters on each column's values as an array parameter; the server binds them natively. */
+  async storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
+    if (keys.length === 0) return [];
+    const names = columns.map(({ name }) => quotedIdentifier(name));
+    const params = Object.fromEntries(columns.map((_, index) => [`values_${index}`, [...new Set(keys.map((key) => key[index]))]]));
+    const found = await this.query<Record<string, string>>(
+      `SELECT ${names.map((name, index) => `toString(${name}) AS key_${index}`).join(', ')} FROM ${quotedIdentifier(table)}
+       WHERE ${columns.map(({ type }, index) => `${names[index]} IN {values_${index}:Array(${type})}`).join(' AND ')}`,
+      params,
+    );
+    return found.map((row) => columns.map((_, index) => row[`key_${index}`]!));
+  }
+
   /** Sends `body` as the data of the INSERT, byte for byte. */
   private async sendInsert(query: string, body: Uint8Array, settings: ClickHouseSettings): Promise<void> {
     const result = await this.client.exec({

@@ -42,6 +42,11 @@ export class ConsistentWarehouse implements Warehouse {
     return this.stored.insertRowBinary(table, columns, rows);
   }
 
+  async storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
+    await this.pending.flush();
+    return this.stored.storedKeys(table, columns, keys);
+  }
+
   close(): Promise<void> {
     return this.stored.close();
   }

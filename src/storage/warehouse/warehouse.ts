@@ -20,5 +20,11 @@ export interface Warehouse {
   insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void>;
   /** Inserts rows encoded in RowBinary, each holding `columns` in order; resolves once they are durable. */
   insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void>;
+  /**
+   * The keys, among `keys` (each the values of `columns`, in order), that rows of `table` hold,
+   * each as its values' text (a UUID in lower case, a number in decimal). May answer more keys
+   * the table holds than were asked for.
+   */
+  storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]>;
   close(): Promise<void>;
 }
