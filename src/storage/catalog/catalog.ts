@@ -34,7 +34,7 @@ export interface CatalogOptions {
 export const SQLITE_FILE = 'catalog.sqlite';
 
 /** WAL size at which the checkpoint thread copies it into the database file. */
-const CHECKPOINT_BYTES = 16 * 1024 * 1024;
+const CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
 /** WAL pages at which the connection checkpoints by itself, should the thread fall behind (256 MB). */
 const BACKSTOP_CHECKPOINT_PAGES = 65536;
