@@ -6,7 +6,6 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, 
 import type { CatalogSchema } from './schema.js';
 import type { CatalogDialect } from './dialect.js';
 import { DeferredWalSync } from './deferred-wal-sync.js';
-import { WalCheckpointer } from './wal-checkpointer.js';
 import { catalogMigrations } from './migrations/index.js';
 
 export type CatalogDb = Kysely<CatalogSchema>;
@@ -32,12 +31,6 @@ export interface CatalogOptions {
 }
 
 export const SQLITE_FILE = 'catalog.sqlite';
-
-/** WAL size at which the checkpoint thread copies it into the database file. */
-const CHECKPOINT_BYTES = 64 * 1024 * 1024;
-
-/** WAL pages at which the connection checkpoints by itself, should the thread fall behind (256 MB). */
-const BACKSTOP_CHECKPOINT_PAGES = 65536;
 
 /** Prepared statements kept per connection: enough for every query shape the server runs. */
 const STATEMENT_CACHE_SIZE = 1000;
@@ -72,26 +65,18 @@ function openSqlite(dataDir: string): Catalog {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // Capture writes persons in batches of thousands: give them room in a larger cache.
+  // Capture writes persons in batches of thousands: give them room, a larger cache and fewer WAL checkpoints.
   database.pragma('cache_size = -65536');
-  // Checkpoints run on their own thread (WalCheckpointer); the connection's own are the backstop.
-  database.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  database.pragma('wal_autocheckpoint = 16384');
   const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  // Without a WAL there is nothing to sync later (every commit then waits on the disk) or to checkpoint.
+  // Without a WAL there is nothing to sync later: every commit then waits on the disk.
   const deferred = walMode ? new DeferredWalSync(`${database.name}-wal`) : null;
-  const checkpointer = walMode ? new WalCheckpointer(database.name, CHECKPOINT_BYTES) : null;
   return {
     db,
     dialect: 'sqlite',
-    deferredSyncTransaction: async (on, work) => {
-      if (!deferred) return on.transaction().execute(work);
-      const result = await deferred.transaction(on, work);
-      void checkpointer?.poke();
-      return result;
-    },
+    deferredSyncTransaction: (on, work) => (deferred ? deferred.transaction(on, work) : on.transaction().execute(work)),
     syncCommits: async () => deferred?.sync(),
     close: async () => {
-      await checkpointer?.close();
       await deferred?.close();
       await db.destroy();
     },

@@ -6,7 +6,15 @@ import type { Warehouse } from './warehouse.js';
 
 /** The replica rows of each warehouse table the outbox writes; times are epoch microseconds. */
 export interface ReplicaRows {
-  persons: { id: string; team_id: number; person_id: number; properties: string; is_identified: number; created_at: number; is_deleted: number };
+  persons: {
+    id: string;
+    team_id: number;
+    person_id: number;
+    properties: string;
+    is_identified: number;
+    created_at: number;
+    is_deleted: number;
+  };
   person_distinct_ids: { team_id: number; distinct_id: string; person_id: string; is_deleted: number };
   groups: { team_id: number; group_type_index: number; group_key: string; group_properties: string; created_at: number };
   static_cohort_members: { team_id: number; cohort_id: number; person_id: string; is_deleted: number };
@@ -102,12 +110,12 @@ function rowsByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, Outbox
  * Applies outbox rows to the warehouse replicas, oldest first, stamping each replica row with a
  * version from its place in the outbox: the outbox id times ROWS_PER_OUTBOX_ROW plus its place in
  * the row. Rows written by earlier builds hold JSON lines instead (one line before rows were
- * packed): their lines get versions the same way, above every version given before. Writers await `flush()` after committing, so the warehouse is
- * in step before they answer; start-up calls it to replay what a crash left. Applied rows are
- * removed later (`pruneApplied`); re-applying a row after a crash is harmless because its version
- * is the same. Only durable rows are applied (`syncCommits` first): a row a power failure could
- * still take back would leave the replica ahead of the catalog, under a version a later row may
- * reuse.
+ * packed): their lines get versions the same way, above every version given before. Writers
+ * await `flush()` after committing, so the warehouse is in step before they answer; start-up
+ * calls it to replay what a crash left. Applied rows are removed later (`pruneApplied`);
+ * re-applying a row after a crash is harmless because its version is the same. Only durable rows
+ * are applied (`syncCommits` first): a row a power failure could still take back would leave the
+ * replica ahead of the catalog, under a version a later row may reuse.
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
