@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { quotedIdentifier, rowEnds, RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
+import { rowEnds, RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
+import { quotedIdentifier } from '../../src/storage/warehouse/warehouse-sql.js';
 
 function bytesOf(write: (writer: RowBinaryWriter) => void): string {
   const writer = new RowBinaryWriter();

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'chdb';
 import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
-import { quotedIdentifier, RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
+import { RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
+import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** Where RowBinary inserts wait for chDB to read them, under the warehouse directory. */
@@ -54,9 +55,8 @@ export class ChdbWarehouse implements Warehouse {
    */
   async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
     if (rows.length === 0) return;
-    const names = columns.map(({ name }) => quotedIdentifier(name)).join(', ');
     await this.withStaged(rows, (file) =>
-      this.command(`INSERT INTO ${quotedIdentifier(table)} (${names}) SELECT * FROM file({file:String}, 'RowBinary', {structure:String})`, {
+      this.command(`INSERT INTO ${quotedIdentifier(table)} (${columnList(columns)}) SELECT * FROM file({file:String}, 'RowBinary', {structure:String})`, {
         file,
         structure: structureOf(columns),
       }),
@@ -71,16 +71,13 @@ export class ChdbWarehouse implements Warehouse {
     if (keys.length === 0) return [];
     const writer = new RowBinaryWriter();
     for (const key of keys) columns.forEach((column, index) => writeValue(writer, column, key[index]));
-    const names = columns.map(({ name }) => quotedIdentifier(name));
-    // Aliases other than the column names: ClickHouse would apply them inside WHERE too.
     const found = await this.withStaged(writer.bytes(), (file) =>
       this.query<Record<string, string>>(
-        `SELECT ${names.map((name, index) => `toString(${name}) AS key_${index}`).join(', ')} FROM ${quotedIdentifier(table)}
-         WHERE (${names.join(', ')}) IN (SELECT * FROM file({file:String}, 'RowBinary', {structure:String}))`,
+        storedKeysSelect(table, columns, `(${columnList(columns)}) IN (SELECT * FROM file({file:String}, 'RowBinary', {structure:String}))`),
         { file, structure: structureOf(columns) },
       ),
     );
-    return found.map((row) => columns.map((_, index) => row[`key_${index}`]!));
+    return keysOfRows(found, columns);
   }
 
   /** Runs `use` with `rows` in a file of their own, removed afterwards. */

@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
-import { quotedIdentifier, type WarehouseColumn } from './row-binary.js';
+import type { WarehouseColumn } from './row-binary.js';
+import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
 
 /** A ClickHouse server over HTTP (CLICKHOUSE_URL). */
@@ -72,21 +73,15 @@ export class ClickhouseWarehouse implements Warehouse {
 
   async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
     if (rows.length === 0) return;
-    const names = columns.map(({ name }) => quotedIdentifier(name)).join(', ');
-    await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} (${names}) FORMAT RowBinary`, rows, {});
+    await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} (${columnList(columns)}) FORMAT RowBinary`, rows, {});
   }
 
   /** Filters on each column's values as an array parameter; the server binds them natively. */
   async storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
     if (keys.length === 0) return [];
-    const names = columns.map(({ name }) => quotedIdentifier(name));
     const params = Object.fromEntries(columns.map((_, index) => [`values_${index}`, [...new Set(keys.map((key) => key[index]))]]));
-    const found = await this.query<Record<string, string>>(
-      `SELECT ${names.map((name, index) => `toString(${name}) AS key_${index}`).join(', ')} FROM ${quotedIdentifier(table)}
-       WHERE ${columns.map(({ type }, index) => `${names[index]} IN {values_${index}:Array(${type})}`).join(' AND ')}`,
-      params,
-    );
-    return found.map((row) => columns.map((_, index) => row[`key_${index}`]!));
+    const condition = columns.map(({ name, type }, index) => `${quotedIdentifier(name)} IN {values_${index}:Array(${type})}`).join(' AND ');
+    return keysOfRows(await this.query<Record<string, string>>(storedKeysSelect(table, columns, condition), params), columns);
   }
 
   /** Sends `body` as the data of the INSERT, byte for byte. */

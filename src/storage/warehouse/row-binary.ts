@@ -1,3 +1,5 @@
+import { quotedIdentifier } from './warehouse-sql.js';
+
 /** A column of a RowBinary insert: its name and its ClickHouse type. */
 export interface WarehouseColumn {
   name: string;
@@ -185,13 +187,4 @@ export function rowEnds(bytes: Uint8Array, columns: readonly WarehouseColumn[]):
 /** The `structure` of the columns, as `file()` and `input()` take it. */
 export function structureOf(columns: readonly WarehouseColumn[]): string {
   return columns.map(({ name, type }) => `${quotedIdentifier(name)} ${type}`).join(', ');
-}
-
-/**
- * A name of Tally's own tables and columns, backquoted for SQL. Never a request's value; INSERT
- * column lists take no parameters, so the name is checked instead.
- */
-export function quotedIdentifier(name: string): string {
-  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) throw new Error(`not a warehouse identifier: ${name}`);
-  return `\`${name}\``;
 }
