@@ -1,4 +1,5 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
+import { isoToMicros } from '../util/iso-time.js';
 import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import type { EventWriter } from './event-writer.js';
 
@@ -48,9 +49,7 @@ function eventRowOfLegacyLine(teamId: number, line: string): EventRow {
   };
 }
 
-/** `2024-01-02 03:04:05.678901` (UTC) as epoch microseconds. */
+/** ClickHouse DateTime64 text in UTC (`2024-01-02 03:04:05.678901`) as epoch microseconds. */
 function clickhouseTimeToMicros(text: string): number {
-  const [date, time = '00:00:00'] = text.split(' ');
-  const [seconds, fraction = ''] = time.split('.');
-  return Date.parse(`${date}T${seconds}Z`) * 1000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+  return isoToMicros(`${text.replace(' ', 'T')}Z`);
 }

@@ -1,9 +1,9 @@
+import { personUuidFor } from '../persons/person.js';
 import { isIdenticalJson } from '../util/json-equal.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import { mergeProperties, setProperty } from '../util/merge-properties.js';
 import { isIllegalMergeId } from './distinct-id-rules.js';
 import type { NormalizedEvent, PersonUpdate } from './normalize-event.js';
-import { personUuidFor } from '../persons/person.js';
 import type { PersonBatch, PersonState } from './person-batch.js';
 
 /** What an event row records about its person at ingestion time. */
