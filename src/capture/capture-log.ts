@@ -7,7 +7,12 @@ export interface CaptureLogEntry {
   receivedAt: number;
   eventCount: number;
   eventsJson: string;
+  /** Where each event's properties lie in `eventsJson` (see `SerializedEvents`); not logged. */
+  propertiesSpans?: Uint32Array;
 }
+
+/** The events of an entry this process still holds in memory. */
+export type HeldEvents = Pick<CaptureLogEntry, 'eventsJson' | 'propertiesSpans'>;
 
 /**
  * An entry as read back, with its position in the log. The events stay JSON text: the consumer
@@ -18,6 +23,8 @@ export interface StoredCaptureLogEntry {
   teamId: number;
   receivedAt: number;
   eventsJson: string;
+  /** Known only for entries handed over in memory: the log keeps the JSON alone. */
+  propertiesSpans?: Uint32Array;
 }
 
 /**
@@ -35,7 +42,7 @@ export interface CaptureLog {
    * (at least one entry when any waits). `known` gives the events of entries this process still
    * holds in memory; only the others are read.
    */
-  read(events: number, after: number, through: number, known?: (id: number) => string | undefined): Promise<StoredCaptureLogEntry[]>;
+  read(events: number, after: number, through: number, known?: (id: number) => HeldEvents | undefined): Promise<StoredCaptureLogEntry[]>;
   /** Removes the entries up to `through`: their events are in the warehouse. */
   remove(through: number): Promise<void>;
   close(): Promise<void>;
@@ -90,7 +97,7 @@ export class CatalogCaptureLog implements CaptureLog {
     events: number,
     after: number,
     through: number,
-    known: (id: number) => string | undefined = () => undefined,
+    known: (id: number) => HeldEvents | undefined = () => undefined,
   ): Promise<StoredCaptureLogEntry[]> {
     const heads = await this.db
       .selectFrom('capture_log')
@@ -108,7 +115,7 @@ export class CatalogCaptureLog implements CaptureLog {
     const unknown = new Map<number, StoredCaptureLogEntry>();
     for (const { id, teamId, receivedAt } of taken) {
       const held = known(id);
-      const entry = { id, teamId, receivedAt, eventsJson: held ?? '' };
+      const entry: StoredCaptureLogEntry = { id, teamId, receivedAt, eventsJson: held?.eventsJson ?? '', propertiesSpans: held?.propertiesSpans };
       if (held === undefined) unknown.set(id, entry);
       entries.push(entry);
     }

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
 import { acceptCaptureRequest, type CaptureRequest } from './accept-request.js';
+import { serializeLoggedEvents } from './logged-events-json.js';
 import type { DecodeReply, DecodeTask } from './request-decoder.js';
 
 /** The decoding thread: accepts requests in the order they come and answers each. */
@@ -10,7 +11,14 @@ parentPort!.on('message', (task: DecodeTask) => {
     const { body } = task.request;
     const request: CaptureRequest = { ...task.request, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
     const accepted = acceptCaptureRequest(request);
-    reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, eventsJson: JSON.stringify(accepted.events) };
+    const serialized = serializeLoggedEvents(accepted.events);
+    reply = {
+      id: task.id,
+      token: accepted.token,
+      eventCount: accepted.events.length,
+      eventsJson: serialized.json,
+      propertiesSpans: serialized.propertiesSpans,
+    };
   } catch (error) {
     reply =
       error instanceof ApiError

@@ -4,9 +4,22 @@ import { isoToMicros, isoWithMicros } from '../util/iso-time.js';
 import { parseJsonColumn } from '../util/json.js';
 import { mergeProperties } from '../util/merge-properties.js';
 import type { GroupTypeRegistry } from './group-types.js';
+import { jsonMember } from './logged-events-json.js';
 import type { NormalizedEvent } from './normalize-event.js';
 
 export type GroupColumns = [string, string, string, string, string];
+
+/** What group processing did to an event. */
+export interface GroupOutcome {
+  /** The event's `$group_0..4` column values. */
+  columns: GroupColumns;
+  /**
+   * The `$group_N` properties it added, as JSON object members in the order added ('' for none),
+   * or null when it overwrote one the event already had: then the properties text must be
+   * serialised afresh.
+   */
+  addedMembers: string | null;
+}
 
 function keyText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -35,10 +48,10 @@ export class GroupProcessor {
     private readonly groupTypes: GroupTypeRegistry,
   ) {}
 
-  /** Returns the event's `$group_0..4` column values. */
-  async process(event: NormalizedEvent): Promise<GroupColumns> {
+  async process(event: NormalizedEvent): Promise<GroupOutcome> {
     const columns: GroupColumns = ['', '', '', '', ''];
-    if (!event.processPerson) return columns;
+    if (!event.processPerson) return { columns, addedMembers: '' };
+    let addedMembers: string | null = '';
     const groups = event.properties.$groups;
     if (typeof groups === 'object' && groups !== null && !Array.isArray(groups)) {
       for (const [groupType, groupKey] of Object.entries(groups)) {
@@ -47,11 +60,14 @@ export class GroupProcessor {
           this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.db, this.teamId, groupType, true));
         if (index === null) continue;
         columns[index] = keyText(groupKey);
-        event.properties[`$group_${index}`] = columns[index];
+        const property = `$group_${index}`;
+        if (Object.hasOwn(event.properties, property)) addedMembers = null;
+        else if (addedMembers !== null) addedMembers += (addedMembers === '' ? '' : ',') + jsonMember(property, columns[index]);
+        event.properties[property] = columns[index];
       }
     }
     if (event.event === '$groupidentify') await this.identifyGroup(event);
-    return columns;
+    return { columns, addedMembers };
   }
 
   private async identifyGroup(event: NormalizedEvent): Promise<void> {

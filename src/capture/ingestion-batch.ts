@@ -9,6 +9,7 @@ import type { StoredCaptureLogEntry } from './capture-log.js';
 import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
+import { loggedPropertiesText } from './logged-events-json.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
@@ -100,16 +101,22 @@ export class IngestionBatch {
     groupProcessor: GroupProcessor,
   ): Promise<void> {
     const createdAt = epochMsToMicros(entry.receivedAt);
+    const { eventsJson: json, propertiesSpans } = entry;
     const recordable: RecordableEvent[] = [];
-    for (const event of events) {
-      const groups = await groupProcessor.process(event);
+    for (const [index, event] of events.entries()) {
+      const { columns: groups, addedMembers } = await groupProcessor.process(event);
       const person = await personProcessor.process(event);
       const row: EventRow = {
         uuid: event.uuid,
         team_id: teamId,
         event: event.event,
         distinct_id: event.distinctId,
-        properties: JSON.stringify(event.properties),
+        // The text the decoding thread serialised, when this process logged the entry: the same
+        // bytes a serialisation of the parsed properties would give, without its cost.
+        properties:
+          propertiesSpans && addedMembers !== null
+            ? loggedPropertiesText({ json, propertiesSpans }, index, addedMembers)
+            : JSON.stringify(event.properties),
         timestamp: epochMsToMicros(event.time),
         created_at: createdAt,
         elements_chain: event.elementsChain,

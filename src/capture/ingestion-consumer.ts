@@ -6,7 +6,7 @@ import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
 import { TimeSlices } from '../util/yield.js';
-import type { CaptureLog, CaptureLogEntry, StoredCaptureLogEntry } from './capture-log.js';
+import type { CaptureLog, CaptureLogEntry, HeldEvents, StoredCaptureLogEntry } from './capture-log.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
@@ -110,8 +110,8 @@ export class IngestionConsumer {
     }
   }
 
-  private heldEvents(id: number): string | undefined {
-    return this.handedOver.get(id)?.eventsJson;
+  private heldEvents(id: number): HeldEvents | undefined {
+    return this.handedOver.get(id);
   }
 
   /**

@@ -8,7 +8,7 @@ export interface DecodeTask {
 }
 
 export type DecodeReply =
-  | { id: number; token: string; eventCount: number; eventsJson: string }
+  | { id: number; token: string; eventCount: number; eventsJson: string; propertiesSpans: Uint32Array }
   | { id: number; apiError: { status: number; type: ErrorType; code: string; detail: string; attr: string | null } }
   | { id: number; failure: string };
 
@@ -17,6 +17,7 @@ export interface DecodedRequest {
   token: string;
   eventCount: number;
   eventsJson: string;
+  propertiesSpans: Uint32Array;
 }
 
 interface Pending {
@@ -72,7 +73,10 @@ export class RequestDecoder {
     if (!pending) return;
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker?.unref();
-    if ('eventsJson' in reply) pending.resolve({ token: reply.token, eventCount: reply.eventCount, eventsJson: reply.eventsJson });
+    if ('eventsJson' in reply) {
+      const { token, eventCount, eventsJson, propertiesSpans } = reply;
+      pending.resolve({ token, eventCount, eventsJson, propertiesSpans });
+    }
     else if ('apiError' in reply) {
       const { status, type, code, detail, attr } = reply.apiError;
       pending.reject(new ApiError(status, type, code, detail, attr));

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { describe, test } from 'node:test';
 import { CatalogCaptureLog, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
+import { serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { moveCatalogLogEntries } from '../../src/capture/spool/move-catalog-log.js';
 import { EventWriter } from '../../src/capture/event-writer.js';
@@ -99,8 +100,16 @@ async function checkLogContract(log: CaptureLog): Promise<void> {
   assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
   assert.deepEqual(ids, both.map((entry) => entry.id), "append returns each request's id, in order");
   assert.equal(end, ids[1]);
-  const held = await log.read(3, 0, end, (id) => (id === ids[1] ? JSON.stringify([loggedEvent(UUIDS[0]!, 'held')]) : undefined));
+  const heldEvents = serializeLoggedEvents([loggedEvent(UUIDS[0]!, 'held')]);
+  const held = await log.read(3, 0, end, (id) =>
+    id === ids[1] ? { eventsJson: heldEvents.json, propertiesSpans: heldEvents.propertiesSpans } : undefined,
+  );
   assert.deepEqual(held.map((entry) => eventsOf(entry).map((event) => event.event)), [['a', 'b'], ['held']], 'events held in memory are not read back');
+  assert.deepEqual(
+    held.map((entry) => entry.propertiesSpans),
+    [undefined, heldEvents.propertiesSpans],
+    'where the properties lie is known for held events only',
+  );
   assert.deepEqual(eventsOf(both[1]!), [loggedEvent(UUIDS[2]!, 'c')]);
   assert.equal((await log.read(10, 0, first[0]!.id)).length, 1, 'nothing past the bound');
   assert.deepEqual((await log.read(10, first[0]!.id, end)).map((entry) => entry.id), [both[1]!.id], 'only after');

@@ -60,6 +60,8 @@ describe('capture: person processing', () => {
     await send([
       { event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 5 } } },
       { event: 'purchase', distinct_id: 'buyer-10', properties: { $groups: { company: 'acme', team: 42 } } },
+      { event: 'purchase again', distinct_id: 'buyer-10', properties: { $group_0: 'stale', $groups: { company: 'acme' }, $process_person_profile: true } },
+      { event: 'no groups', distinct_id: 'buyer-10', properties: { $group_1: 'sent as is', $process_person_profile: true } },
     ]);
     await send([
       { event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { size: 6 } } },
@@ -158,7 +160,18 @@ describe('capture: person processing', () => {
     const purchase = data.events.find((event) => event.event === 'purchase')!;
     assert.equal(purchase.$group_0, 'acme');
     assert.equal(purchase.$group_1, '42');
-    assert.equal(purchase.properties.$group_0, 'acme');
+    assert.deepEqual(purchase.properties, {
+      $groups: { company: 'acme', team: 42 },
+      $ip: '127.0.0.1',
+      $group_0: 'acme',
+      $group_1: '42',
+    });
+    const again = data.events.find((event) => event.event === 'purchase again')!;
+    assert.deepEqual([again.$group_0, again.$group_1], ['acme', '']);
+    assert.deepEqual(again.properties, { $group_0: 'acme', $groups: { company: 'acme' }, $ip: '127.0.0.1' }, 'a $group_N the event carried is overwritten');
+    const noGroups = data.events.find((event) => event.event === 'no groups')!;
+    assert.deepEqual([noGroups.$group_0, noGroups.$group_1], ['', '']);
+    assert.deepEqual(noGroups.properties, { $group_1: 'sent as is', $ip: '127.0.0.1' });
     assert.deepEqual(data.groups, [{ group_type_index: 0, group_key: 'acme', properties: { name: 'Acme', size: 6 } }]);
   });
 

@@ -35,8 +35,12 @@ function inline(raw: CaptureRequest) {
 async function threaded(decoder: RequestDecoder, raw: CaptureRequest) {
   try {
     const decoded = await decoder.decode(raw);
-    const events = JSON.parse(decoded.eventsJson);
+    const events = JSON.parse(decoded.eventsJson) as { properties: unknown }[];
     assert.equal(decoded.eventCount, events.length);
+    for (const [index, event] of events.entries()) {
+      const [start, end] = decoded.propertiesSpans.subarray(index * 2, index * 2 + 2);
+      assert.equal(decoded.eventsJson.slice(start, end), JSON.stringify(event.properties), 'the spans come back from the thread');
+    }
     return { token: decoded.token, events };
   } catch (error) {
     assert.ok(error instanceof ApiError, String(error));

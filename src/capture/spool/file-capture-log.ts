@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Mutex } from '../../util/mutex.js';
-import { withinEventBudget, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../capture-log.js';
+import { withinEventBudget, type CaptureLog, type CaptureLogEntry, type HeldEvents, type StoredCaptureLogEntry } from '../capture-log.js';
 import { decodeSegment, encodedRecordLength, encodeRecord, RECORD_HEADER_BYTES } from './spool-record.js';
 
 /** A segment takes appends until it reaches this size; then the next append starts a new one. */
@@ -138,14 +138,19 @@ export class FileCaptureLog implements CaptureLog {
     events: number,
     after: number,
     through: number,
-    known: (id: number) => string | undefined = () => undefined,
+    known: (id: number) => HeldEvents | undefined = () => undefined,
   ): Promise<StoredCaptureLogEntry[]> {
     // Chosen before the first await: a removal meanwhile may compact `entries` under the loop.
     const taken = withinEventBudget(this.entriesBetween(after, through), events);
     const read: StoredCaptureLogEntry[] = [];
     for (const entry of taken) {
       const held = known(entry.id);
-      read.push({ id: entry.id, teamId: entry.teamId, receivedAt: entry.receivedAt, eventsJson: held ?? (await this.eventsOf(entry)) });
+      const { id, teamId, receivedAt } = entry;
+      read.push(
+        held
+          ? { id, teamId, receivedAt, eventsJson: held.eventsJson, propertiesSpans: held.propertiesSpans }
+          : { id, teamId, receivedAt, eventsJson: await this.eventsOf(entry) },
+      );
     }
     return read;
   }

@@ -1,0 +1,48 @@
+import type { LoggedEvent } from './normalize-event.js';
+
+/** A request's events as the capture log keeps them, and where each event's properties lie in it. */
+export interface SerializedEvents {
+  /** A JSON array of `LoggedEvent`. */
+  json: string;
+  /**
+   * Per event, the start and end of its properties' JSON text in `json`: exactly
+   * `JSON.stringify(event.properties)`, so the event row can take it from there instead of
+   * serialising the properties again after they are parsed back.
+   */
+  propertiesSpans: Uint32Array;
+}
+
+/** Serialises events for the capture log, each event's properties last so their place is known. */
+export function serializeLoggedEvents(events: readonly LoggedEvent[]): SerializedEvents {
+  const spans = new Uint32Array(events.length * 2);
+  let json = '[';
+  for (const [index, event] of events.entries()) {
+    if (index > 0) json += ',';
+    json +=
+      `{"uuid":${JSON.stringify(event.uuid)},"event":${JSON.stringify(event.event)},` +
+      `"distinctId":${JSON.stringify(event.distinctId)},"time":${JSON.stringify(event.time)},` +
+      `"elementsChain":${JSON.stringify(event.elementsChain)},"processPerson":${event.processPerson},"properties":`;
+    const properties = JSON.stringify(event.properties);
+    spans[index * 2] = json.length;
+    json += properties;
+    spans[index * 2 + 1] = json.length;
+    json += '}';
+  }
+  return { json: json + ']', propertiesSpans: spans };
+}
+
+/** `key: value` as a member of a JSON object's text. */
+export function jsonMember(key: string, value: unknown): string {
+  return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+}
+
+/**
+ * The properties text of event `index` after group processing added `addedMembers` (JSON object
+ * members, comma-separated, in the order they were added). Keys added to a JS object serialise
+ * after its existing ones, so this is the text `JSON.stringify` would give the changed object.
+ */
+export function loggedPropertiesText({ json, propertiesSpans }: SerializedEvents, index: number, addedMembers: string): string {
+  const text = json.slice(propertiesSpans[index * 2], propertiesSpans[index * 2 + 1]);
+  if (addedMembers === '') return text;
+  return text === '{}' ? `{${addedMembers}}` : `${text.slice(0, -1)},${addedMembers}}`;
+}

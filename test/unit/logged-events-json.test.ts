@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { jsonMember, loggedPropertiesText, serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
+import type { LoggedEvent } from '../../src/capture/normalize-event.js';
+
+const properties = fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 });
+
+const loggedEvent: fc.Arbitrary<LoggedEvent> = fc.record({
+  uuid: fc.uuid(),
+  event: fc.string({ unit: 'binary', minLength: 1 }),
+  distinctId: fc.string({ unit: 'binary', minLength: 1 }),
+  properties,
+  time: fc.double({ min: 0, max: 4e12, noNaN: true }),
+  elementsChain: fc.string(),
+  processPerson: fc.boolean(),
+});
+
+test('the log text parses to the events, and each span is its properties serialised as parsed back', () => {
+  fc.assert(
+    fc.property(fc.array(loggedEvent, { maxLength: 6 }), (events) => {
+      const serialized = serializeLoggedEvents(events);
+      const parsed = JSON.parse(serialized.json) as LoggedEvent[];
+      assert.deepEqual(parsed, JSON.parse(JSON.stringify(events)));
+      assert.equal(serialized.propertiesSpans.length, events.length * 2);
+      for (const [index, event] of parsed.entries()) {
+        assert.equal(loggedPropertiesText(serialized, index, ''), JSON.stringify(event.properties));
+      }
+    }),
+  );
+});
+
+test('members added after parsing give the text a serialisation of the changed properties would', () => {
+  const added = fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.oneof(fc.string({ unit: 'binary' }), fc.constant('company "7"'))), {
+    selector: ([index]) => index,
+    maxLength: 5,
+  });
+  fc.assert(
+    fc.property(properties, added, (original, groups) => {
+      const serialized = serializeLoggedEvents([
+        { uuid: '0190aaaa-0000-7000-8000-000000000000', event: 'e', distinctId: 'd', properties: original, time: 1, elementsChain: '', processPerson: true },
+      ]);
+      const [event] = JSON.parse(serialized.json) as LoggedEvent[];
+      const members: string[] = [];
+      for (const [index, value] of groups) {
+        const key = `$group_${index}`;
+        if (Object.hasOwn(event!.properties, key)) continue;
+        event!.properties[key] = value;
+        members.push(jsonMember(key, value));
+      }
+      assert.equal(loggedPropertiesText(serialized, 0, members.join(',')), JSON.stringify(event!.properties));
+    }),
+  );
+});
+
+test('an empty object takes its first member without a comma', () => {
+  const serialized = serializeLoggedEvents([
+    { uuid: '0190aaaa-0000-7000-8000-000000000000', event: 'e', distinctId: 'd', properties: {}, time: 1.5, elementsChain: '', processPerson: false },
+  ]);
+  assert.equal(serialized.json.slice(serialized.propertiesSpans[0], serialized.propertiesSpans[1]), '{}');
+  assert.equal(loggedPropertiesText(serialized, 0, jsonMember('$group_0', 'a"b')), '{"$group_0":"a\\"b"}');
+});
