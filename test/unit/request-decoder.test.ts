@@ -35,7 +35,7 @@ function inline(raw: CaptureRequest) {
 async function threaded(decoder: RequestDecoder, raw: CaptureRequest) {
   try {
     const decoded = await decoder.decode(raw);
-    const events = JSON.parse(decoded.eventsJson) as { properties: unknown }[];
+    const events = JSON.parse(decoded.eventsJson) as { uuid?: string; properties: unknown }[];
     assert.equal(decoded.eventCount, events.length);
     for (const [index, event] of events.entries()) {
       const [start, end] = decoded.propertiesSpans.subarray(index * 2, index * 2 + 2);
