@@ -22,7 +22,6 @@ export interface StoredCaptureLogEntry {
   id: number;
   teamId: number;
   receivedAt: number;
-  eventCount: number;
   eventsJson: string;
   /** Known only for entries handed over in memory: the log keeps the JSON alone. */
   propertiesSpans?: Uint32Array;
@@ -114,9 +113,9 @@ export class CatalogCaptureLog implements CaptureLog {
     );
     const entries: StoredCaptureLogEntry[] = [];
     const unknown = new Map<number, StoredCaptureLogEntry>();
-    for (const { id, teamId, receivedAt, eventCount } of taken) {
+    for (const { id, teamId, receivedAt } of taken) {
       const held = known(id);
-      const entry: StoredCaptureLogEntry = { id, teamId, receivedAt, eventCount, eventsJson: held?.eventsJson ?? '', propertiesSpans: held?.propertiesSpans };
+      const entry: StoredCaptureLogEntry = { id, teamId, receivedAt, eventsJson: held?.eventsJson ?? '', propertiesSpans: held?.propertiesSpans };
       if (held === undefined) unknown.set(id, entry);
       entries.push(entry);
     }

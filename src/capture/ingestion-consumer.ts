@@ -59,8 +59,6 @@ export class IngestionConsumer {
   private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
-  /** Whether the next pass must process everything logged before it starts (see `processLog`). */
-  private flushRequested = false;
   private readonly slices = new TimeSlices(SLICE_MS);
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
@@ -83,23 +81,12 @@ export class IngestionConsumer {
   flush(): Promise<void> {
     if (this.fillTimer) clearTimeout(this.fillTimer);
     this.fillTimer = null;
-    this.flushRequested = true;
     return this.runner.run();
   }
 
-  /**
-   * Starts a pass over the full batches waiting, without waiting for it; a failure is reported,
-   * and the next pass retries it. The pass arms the fill time again for what it leaves.
-   */
-  private processFullBatches(): void {
-    if (this.fillTimer) clearTimeout(this.fillTimer);
-    this.fillTimer = null;
-    this.runner.run().catch(this.onBackgroundError);
-  }
-
-  /** Logged events wait at most this long for their batch to fill; then a flush processes them. */
-  private armFillTimer(): void {
-    this.fillTimer ??= setTimeout(() => this.flush().catch(this.onBackgroundError), BATCH_FILL_MS).unref();
+  /** Starts a flush without waiting for it; a failure is reported, and the next flush retries it. */
+  trigger(): void {
+    this.flush().catch(this.onBackgroundError);
   }
 
   /** Takes the entries this process just logged, so their events are not read back from the log. */
@@ -110,8 +97,8 @@ export class IngestionConsumer {
     }
     // Processing waits for a batch to fill: a warehouse insert and a catalog transaction per
     // 20,000 events cost far less than per few thousand. Reads never wait: they flush.
-    if (this.unprocessed >= BATCH_EVENTS) this.processFullBatches();
-    else this.armFillTimer();
+    if (this.unprocessed >= BATCH_EVENTS) this.trigger();
+    else this.fillTimer ??= setTimeout(() => this.trigger(), BATCH_FILL_MS).unref();
   }
 
   /** Forgets what was handed over up to `id`: a pass read those entries, from memory or not. */
@@ -133,7 +120,7 @@ export class IngestionConsumer {
    */
   async admit(): Promise<void> {
     if (this.unprocessed <= MAX_BACKLOG_EVENTS) return;
-    this.processFullBatches();
+    this.trigger();
     await new Promise<void>((resolve) => this.admissions.push(resolve));
   }
 
@@ -142,26 +129,15 @@ export class IngestionConsumer {
   }
 
   private async pass(): Promise<void> {
-    // Read before the first await: a flush called from here on is served by the next pass.
-    const complete = this.flushRequested;
-    this.flushRequested = false;
     try {
-      await this.processLog(complete);
+      await this.processLog();
     } finally {
       // Whatever happened, no capture waits on a pass that has ended.
       this.admitWaiting();
-      // Events left for a later batch to fill, or logged during the pass, are not forgotten.
-      if (this.unprocessed > 0) this.armFillTimer();
     }
   }
 
-  /**
-   * Processes the log up to its newest entry as the pass starts: all of it for a flush (`complete`),
-   * else only full batches. A batch's catalog commit and warehouse insert cost nearly as much for
-   * a few thousand events as for 20,000, and passes started by arriving captures would otherwise
-   * end each with whatever remainder had arrived: about every other batch a small one.
-   */
-  private async processLog(complete: boolean): Promise<void> {
+  private async processLog(): Promise<void> {
     await this.relay.flush();
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
     const end = await this.log.lastId();
@@ -171,7 +147,6 @@ export class IngestionConsumer {
       for (;;) {
         const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
-        if (!complete && !isFullBatch(entries, end)) break;
         after = entries[entries.length - 1]!.id;
         const batch = await this.commitBatch(entries, storing);
         storing = this.store(batch, after);
@@ -233,14 +208,6 @@ export class IngestionConsumer {
   private async recordDefinitions(batch: IngestionBatch): Promise<void> {
     for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
   }
-}
-
-/** A batch read up to `end` is full when it reached the event budget or stopped short of `end`. */
-function isFullBatch(entries: readonly StoredCaptureLogEntry[], end: number): boolean {
-  if (entries[entries.length - 1]!.id < end) return true;
-  let events = 0;
-  for (const entry of entries) events += entry.eventCount;
-  return events >= BATCH_EVENTS;
 }
 
 function throwFirstFailure(results: PromiseSettledResult<void>[]): void {

@@ -28,28 +28,33 @@ function event(name: string, distinctId: string, properties: Record<string, unkn
   };
 }
 
-/** A log entry as the consumer reads it back from the log. */
-function storedEntry(id: number, receivedAt: number, events: LoggedEvent[]): StoredCaptureLogEntry {
-  return { id, teamId: 1, receivedAt, eventCount: events.length, eventsJson: JSON.stringify(events) };
-}
-
 /** Two requests covering creation, updates, merges in both directions, aliases and groups. */
 function entries(): StoredCaptureLogEntry[] {
   sequence = 0;
   return [
-    storedEntry(1, T0, [
-      event('$pageview', 'anon-1', { $set_once: { first: 'a' } }),
-      event('$pageview', 'user-1', { $set: { plan: 'free' } }),
-      event('$identify', 'user-1', { $anon_distinct_id: 'anon-1', $set: { email: 'ada@tally.dev' } }),
-      event('signed up', 'anon-2', { $groups: { company: 'acme' } }),
-    ]),
-    storedEntry(2, T0 + 1000, [
-      event('$create_alias', 'anon-2', { alias: 'user-2' }),
-      event('$set', 'user-2', { $set: { plan: 'pro' }, $unset: ['missing'] }),
-      event('$identify', 'user-3', { $anon_distinct_id: 'anon-2' }),
-      event('$pageview', 'user-1', { $set: { plan: 'team' }, $set_once: { first: 'ignored' } }),
-      event('$groupidentify', 'user-1', { $group_type: 'company', $group_key: 'acme', $group_set: { seats: 5 } }),
-    ]),
+    {
+      id: 1,
+      teamId: 1,
+      receivedAt: T0,
+      eventsJson: JSON.stringify([
+        event('$pageview', 'anon-1', { $set_once: { first: 'a' } }),
+        event('$pageview', 'user-1', { $set: { plan: 'free' } }),
+        event('$identify', 'user-1', { $anon_distinct_id: 'anon-1', $set: { email: 'ada@tally.dev' } }),
+        event('signed up', 'anon-2', { $groups: { company: 'acme' } }),
+      ]),
+    },
+    {
+      id: 2,
+      teamId: 1,
+      receivedAt: T0 + 1000,
+      eventsJson: JSON.stringify([
+        event('$create_alias', 'anon-2', { alias: 'user-2' }),
+        event('$set', 'user-2', { $set: { plan: 'pro' }, $unset: ['missing'] }),
+        event('$identify', 'user-3', { $anon_distinct_id: 'anon-2' }),
+        event('$pageview', 'user-1', { $set: { plan: 'team' }, $set_once: { first: 'ignored' } }),
+        event('$groupidentify', 'user-1', { $group_type: 'company', $group_key: 'acme', $group_set: { seats: 5 } }),
+      ]),
+    },
   ];
 }
 
@@ -125,7 +130,7 @@ for (const backend of CATALOG_BACKENDS) {
     test('a log entry holding lone surrogates (logged before capture replaced them) is processed with U+FFFD in their place', async () => {
       sequence = 200;
       const logged = [{ ...event('old', 'old-\ud800', { $set: { 'k\udc00': 'v\ud83d' } }) }];
-      await apply([storedEntry(20, T0, logged)]);
+      await apply([{ id: 20, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(logged) }]);
       const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').where('distinct_id', 'like', 'old-%').execute();
       assert.deepEqual(links.map((link) => link.distinct_id), ['old-\ufffd']);
       const persons = (await catalogState()).persons.filter((person) => person.properties['k\ufffd'] !== undefined);
@@ -133,7 +138,9 @@ for (const backend of CATALOG_BACKENDS) {
     });
 
     test('a merge of two stored persons keeps the earlier creation and drops the merged person with its links', async () => {
-      const logged = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [storedEntry(id, T0, events)];
+      const logged = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [
+        { id, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(events) },
+      ];
       sequence = 100;
       // Stored in earlier batches: user-9 first, then anon-9 with an earlier event time.
       await apply(logged(10, [{ ...event('$pageview', 'user-9', { $set: { plan: 'pro' } }), time: T0 + 7_200_000 }]));

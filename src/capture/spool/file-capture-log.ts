@@ -145,11 +145,11 @@ export class FileCaptureLog implements CaptureLog {
     const read: StoredCaptureLogEntry[] = [];
     for (const entry of taken) {
       const held = known(entry.id);
-      const { id, teamId, receivedAt, eventCount } = entry;
+      const { id, teamId, receivedAt } = entry;
       read.push(
         held
-          ? { id, teamId, receivedAt, eventCount, eventsJson: held.eventsJson, propertiesSpans: held.propertiesSpans }
-          : { id, teamId, receivedAt, eventCount, eventsJson: await this.eventsOf(entry) },
+          ? { id, teamId, receivedAt, eventsJson: held.eventsJson, propertiesSpans: held.propertiesSpans }
+          : { id, teamId, receivedAt, eventsJson: await this.eventsOf(entry) },
       );
     }
     return read;
