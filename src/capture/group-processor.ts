@@ -4,7 +4,6 @@ import { isoToMicros, isoWithMicros } from '../util/iso-time.js';
 import { parseJsonColumn } from '../util/json.js';
 import { mergeProperties } from '../util/merge-properties.js';
 import type { GroupTypeRegistry } from './group-types.js';
-import { jsonMember } from './logged-events-json.js';
 import type { NormalizedEvent } from './normalize-event.js';
 
 export type GroupColumns = [string, string, string, string, string];
@@ -14,11 +13,10 @@ export interface GroupOutcome {
   /** The event's `$group_0..4` column values. */
   columns: GroupColumns;
   /**
-   * The `$group_N` properties it added, as JSON object members in the order added ('' for none),
-   * or null when it overwrote one the event already had: then the properties text must be
-   * serialised afresh.
+   * The `$group_N` properties it added, in the order added, or null when it overwrote one the
+   * event already had.
    */
-  addedMembers: string | null;
+  addedProperties: [string, string][] | null;
 }
 
 function keyText(value: unknown): string {
@@ -50,8 +48,8 @@ export class GroupProcessor {
 
   async process(event: NormalizedEvent): Promise<GroupOutcome> {
     const columns: GroupColumns = ['', '', '', '', ''];
-    if (!event.processPerson) return { columns, addedMembers: '' };
-    let addedMembers: string | null = '';
+    if (!event.processPerson) return { columns, addedProperties: [] };
+    let addedProperties: [string, string][] | null = [];
     const groups = event.properties.$groups;
     if (typeof groups === 'object' && groups !== null && !Array.isArray(groups)) {
       for (const [groupType, groupKey] of Object.entries(groups)) {
@@ -61,13 +59,13 @@ export class GroupProcessor {
         if (index === null) continue;
         columns[index] = keyText(groupKey);
         const property = `$group_${index}`;
-        if (Object.hasOwn(event.properties, property)) addedMembers = null;
-        else if (addedMembers !== null) addedMembers += (addedMembers === '' ? '' : ',') + jsonMember(property, columns[index]);
+        if (Object.hasOwn(event.properties, property)) addedProperties = null;
+        else addedProperties?.push([property, columns[index]]);
         event.properties[property] = columns[index];
       }
     }
     if (event.event === '$groupidentify') await this.identifyGroup(event);
-    return { columns, addedMembers };
+    return { columns, addedProperties };
   }
 
   private async identifyGroup(event: NormalizedEvent): Promise<void> {

@@ -101,22 +101,22 @@ export class IngestionBatch {
     groupProcessor: GroupProcessor,
   ): Promise<void> {
     const createdAt = epochMsToMicros(entry.receivedAt);
-    const { eventsJson: json, propertiesSpans } = entry;
+    // Known for entries this process logged (see `SerializedEvents`).
+    const logged = entry.propertiesSpans ? { json: entry.eventsJson, propertiesSpans: entry.propertiesSpans } : null;
     const recordable: RecordableEvent[] = [];
     for (const [index, event] of events.entries()) {
-      const { columns: groups, addedMembers } = await groupProcessor.process(event);
+      const { columns: groups, addedProperties } = await groupProcessor.process(event);
       const person = await personProcessor.process(event);
       const row: EventRow = {
         uuid: event.uuid,
         team_id: teamId,
         event: event.event,
         distinct_id: event.distinctId,
-        // The text the decoding thread serialised, when this process logged the entry: the same
-        // bytes a serialisation of the parsed properties would give, without its cost.
+        // The text the decoding thread serialised: the same bytes a serialisation of the parsed
+        // properties would give, without its cost. An overwritten `$group_N` moves no key, but
+        // changes a value inside the text: then the properties are serialised again.
         properties:
-          propertiesSpans && addedMembers !== null
-            ? loggedPropertiesText({ json, propertiesSpans }, index, addedMembers)
-            : JSON.stringify(event.properties),
+          logged && addedProperties !== null ? loggedPropertiesText(logged, index, addedProperties) : JSON.stringify(event.properties),
         timestamp: epochMsToMicros(event.time),
         created_at: createdAt,
         elements_chain: event.elementsChain,

@@ -31,18 +31,18 @@ export function serializeLoggedEvents(events: readonly LoggedEvent[]): Serialize
   return { json: json + ']', propertiesSpans: spans };
 }
 
-/** `key: value` as a member of a JSON object's text. */
-export function jsonMember(key: string, value: unknown): string {
-  return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
-}
-
 /**
- * The properties text of event `index` after group processing added `addedMembers` (JSON object
- * members, comma-separated, in the order they were added). Keys added to a JS object serialise
- * after its existing ones, so this is the text `JSON.stringify` would give the changed object.
+ * The properties text of event `index` after keys it did not have were added to its parsed
+ * properties (`added`, in the order they were added). Keys added to a JS object serialise after
+ * its existing ones, so this is the text `JSON.stringify` would give the changed object.
  */
-export function loggedPropertiesText({ json, propertiesSpans }: SerializedEvents, index: number, addedMembers: string): string {
+export function loggedPropertiesText(
+  { json, propertiesSpans }: SerializedEvents,
+  index: number,
+  added: readonly (readonly [string, unknown])[],
+): string {
   const text = json.slice(propertiesSpans[index * 2], propertiesSpans[index * 2 + 1]);
-  if (addedMembers === '') return text;
-  return text === '{}' ? `{${addedMembers}}` : `${text.slice(0, -1)},${addedMembers}}`;
+  if (added.length === 0) return text;
+  const members = added.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',');
+  return text === '{}' ? `{${members}}` : `${text.slice(0, -1)},${members}}`;
 }
