@@ -1,28 +1,42 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 
-/** One accepted capture request, its events serialised (a JSON array of `LoggedEvent`). */
+/**
+ * One accepted capture request, its events serialised: a JSON array of `LoggedEvent`, as UTF-8.
+ * Bytes rather than a string because an entry waits a second or more between its acknowledgement
+ * and its processing: a string would be copied by every young-generation collection meanwhile,
+ * a buffer is not, and it is written to the log as it is.
+ */
 export interface CaptureLogEntry {
   teamId: number;
   /** Epoch milliseconds. */
   receivedAt: number;
   eventCount: number;
-  eventsJson: string;
-  /** Where each event's properties lie in `eventsJson` (see `SerializedEvents`); not logged. */
+  events: Uint8Array;
+  /**
+   * Where each event's properties lie in the text of `events` (see `SerializedEvents`), in UTF-16
+   * code units of `loggedEventsText(events)`; not logged.
+   */
   propertiesSpans?: Uint32Array;
 }
 
 /** The events of an entry this process still holds in memory. */
-export type HeldEvents = Pick<CaptureLogEntry, 'eventsJson' | 'propertiesSpans'>;
+export type HeldEvents = Pick<CaptureLogEntry, 'events' | 'propertiesSpans'>;
+
+/** The JSON text of an entry's events. */
+export function loggedEventsText(events: Uint8Array): string {
+  return Buffer.from(events.buffer, events.byteOffset, events.byteLength).toString('utf8');
+}
 
 /**
- * An entry as read back, with its position in the log. The events stay JSON text: the consumer
- * parses them a few requests at a time, so a batch of them never holds up the event loop.
+ * An entry as read back, with its position in the log. The events stay serialised: the consumer
+ * decodes and parses them a few requests at a time, so a batch of them never holds up the event
+ * loop.
  */
 export interface StoredCaptureLogEntry {
   id: number;
   teamId: number;
   receivedAt: number;
-  eventsJson: string;
+  events: Uint8Array;
   /** Known only for entries handed over in memory: the log keeps the JSON alone. */
   propertiesSpans?: Uint32Array;
 }
@@ -66,6 +80,9 @@ export function withinEventBudget<T extends { eventCount: number }>(candidates: 
 /** Requests per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 200;
 
+/** The events of an entry until its row is read. */
+const EMPTY = new Uint8Array(0);
+
 /** The capture log as the catalog table `capture_log`. */
 export class CatalogCaptureLog implements CaptureLog {
   constructor(private readonly db: CatalogDb) {}
@@ -75,7 +92,7 @@ export class CatalogCaptureLog implements CaptureLog {
       team_id: entry.teamId,
       received_at: entry.receivedAt,
       event_count: entry.eventCount,
-      events: entry.eventsJson,
+      events: loggedEventsText(entry.events),
     }));
     return this.db.transaction().execute(async (trx) => {
       const ids: number[] = [];
@@ -115,14 +132,14 @@ export class CatalogCaptureLog implements CaptureLog {
     const unknown = new Map<number, StoredCaptureLogEntry>();
     for (const { id, teamId, receivedAt } of taken) {
       const held = known(id);
-      const entry: StoredCaptureLogEntry = { id, teamId, receivedAt, eventsJson: held?.eventsJson ?? '', propertiesSpans: held?.propertiesSpans };
+      const entry: StoredCaptureLogEntry = { id, teamId, receivedAt, events: held?.events ?? EMPTY, propertiesSpans: held?.propertiesSpans };
       if (held === undefined) unknown.set(id, entry);
       entries.push(entry);
     }
     const ids = [...unknown.keys()];
     for (let index = 0; index < ids.length; index += CHUNK) {
       const rows = await this.db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
-      for (const row of rows) unknown.get(Number(row.id))!.eventsJson = row.events;
+      for (const row of rows) unknown.get(Number(row.id))!.events = Buffer.from(row.events, 'utf8');
     }
     return entries;
   }

@@ -32,8 +32,8 @@ export class CaptureService {
     const project = await this.projectFor(decoded.token);
     if (decoded.eventCount === 0) return;
 
-    const { eventCount, eventsJson, propertiesSpans } = decoded;
-    this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount, eventsJson, propertiesSpans });
+    const { eventCount, events, propertiesSpans } = decoded;
+    this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount, events, propertiesSpans });
     await this.logStage.run();
     if (!this.projectsWithEvents.has(project.id)) {
       await this.projects.markIngestedEvent(project.id);

@@ -4,26 +4,26 @@ import { acceptCaptureRequest, type CaptureRequest } from './accept-request.js';
 import { serializeLoggedEvents } from './logged-events-json.js';
 import type { DecodeReply, DecodeTask } from './request-decoder.js';
 
+const textEncoder = new TextEncoder();
+
 /** The decoding thread: accepts requests in the order they come and answers each. */
 parentPort!.on('message', (task: DecodeTask) => {
   let reply: DecodeReply;
+  // The events and spans move to the main thread without a copy.
+  let transfer: ArrayBuffer[] = [];
   try {
     const { body } = task.request;
     const request: CaptureRequest = { ...task.request, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
     const accepted = acceptCaptureRequest(request);
     const serialized = serializeLoggedEvents(accepted.events);
-    reply = {
-      id: task.id,
-      token: accepted.token,
-      eventCount: accepted.events.length,
-      eventsJson: serialized.json,
-      propertiesSpans: serialized.propertiesSpans,
-    };
+    const events = textEncoder.encode(serialized.json);
+    reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, events, propertiesSpans: serialized.propertiesSpans };
+    transfer = [events.buffer, serialized.propertiesSpans.buffer];
   } catch (error) {
     reply =
       error instanceof ApiError
         ? { id: task.id, apiError: { status: error.status, type: error.type, code: error.code, detail: error.detail, attr: error.attr } }
         : { id: task.id, failure: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }
-  parentPort!.postMessage(reply);
+  parentPort!.postMessage(reply, transfer);
 });

@@ -5,7 +5,7 @@ import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js
 import { epochMsToMicros } from '../util/iso-time.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
 import type { TimeSlices } from '../util/yield.js';
-import type { StoredCaptureLogEntry } from './capture-log.js';
+import { loggedEventsText, type StoredCaptureLogEntry } from './capture-log.js';
 import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
@@ -75,19 +75,20 @@ export class IngestionBatch {
     for (let next = 0; next < entries.length; ) {
       // A few thousand events at a time, parsed, their persons found, then processed: the batch
       // never holds all of its parsed events at once.
-      const chunk: { entry: StoredCaptureLogEntry; events: NormalizedEvent[] }[] = [];
+      const chunk: { entry: StoredCaptureLogEntry; json: string; events: NormalizedEvent[] }[] = [];
       for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
         const entry = entries[next++]!;
+        const json = loggedEventsText(entry.events);
         // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
-        const events = (parseWellFormedJson(entry.eventsJson) as LoggedEvent[]).map(withPersonUpdate);
-        chunk.push({ entry, events });
+        const events = (parseWellFormedJson(json) as LoggedEvent[]).map(withPersonUpdate);
+        chunk.push({ entry, json, events });
         size += events.length;
         await this.using.slices.pause();
       }
       await persons.preload(chunk.flatMap(({ events }) => events.flatMap(personDistinctIds)));
-      for (const { entry, events } of chunk) {
+      for (const { entry, json, events } of chunk) {
         await this.using.slices.pause();
-        await this.processRequest(teamId, entry, events, personProcessor, groupProcessor);
+        await this.processRequest(teamId, entry, json, events, personProcessor, groupProcessor);
       }
     }
     this.changes.push(persons, groupProcessor);
@@ -96,13 +97,14 @@ export class IngestionBatch {
   private async processRequest(
     teamId: number,
     entry: StoredCaptureLogEntry,
+    json: string,
     events: readonly NormalizedEvent[],
     personProcessor: PersonProcessor,
     groupProcessor: GroupProcessor,
   ): Promise<void> {
     const createdAt = epochMsToMicros(entry.receivedAt);
     // Known for entries this process logged (see `SerializedEvents`).
-    const logged = entry.propertiesSpans ? { json: entry.eventsJson, propertiesSpans: entry.propertiesSpans } : null;
+    const logged = entry.propertiesSpans ? { json, propertiesSpans: entry.propertiesSpans } : null;
     const recordable: RecordableEvent[] = [];
     for (const [index, event] of events.entries()) {
       const { columns: groups, addedProperties } = await groupProcessor.process(event);

@@ -9,7 +9,7 @@ export interface SerializedEvents {
    * `JSON.stringify(event.properties)`, so the event row can take it from there instead of
    * serialising the properties again after they are parsed back.
    */
-  propertiesSpans: Uint32Array;
+  propertiesSpans: Uint32Array<ArrayBuffer>;
 }
 
 /** Serialises events for the capture log, each event's properties last so their place is known. */
@@ -37,7 +37,7 @@ export function serializeLoggedEvents(events: readonly LoggedEvent[]): Serialize
  * its existing ones, so this is the text `JSON.stringify` would give the changed object.
  */
 export function loggedPropertiesText(
-  { json, propertiesSpans }: SerializedEvents,
+  { json, propertiesSpans }: { json: string; propertiesSpans: Uint32Array },
   index: number,
   added: readonly (readonly [string, unknown])[],
 ): string {

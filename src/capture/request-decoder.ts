@@ -8,15 +8,15 @@ export interface DecodeTask {
 }
 
 export type DecodeReply =
-  | { id: number; token: string; eventCount: number; eventsJson: string; propertiesSpans: Uint32Array }
+  | { id: number; token: string; eventCount: number; events: Uint8Array; propertiesSpans: Uint32Array }
   | { id: number; apiError: { status: number; type: ErrorType; code: string; detail: string; attr: string | null } }
   | { id: number; failure: string };
 
-/** A request accepted by the decoding thread: its events already serialised for the capture log. */
+/** A request accepted by the decoding thread: its events already serialised for the capture log (see `CaptureLogEntry`). */
 export interface DecodedRequest {
   token: string;
   eventCount: number;
-  eventsJson: string;
+  events: Uint8Array;
   propertiesSpans: Uint32Array;
 }
 
@@ -73,11 +73,10 @@ export class RequestDecoder {
     if (!pending) return;
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker?.unref();
-    if ('eventsJson' in reply) {
-      const { token, eventCount, eventsJson, propertiesSpans } = reply;
-      pending.resolve({ token, eventCount, eventsJson, propertiesSpans });
-    }
-    else if ('apiError' in reply) {
+    if ('events' in reply) {
+      const { token, eventCount, events, propertiesSpans } = reply;
+      pending.resolve({ token, eventCount, events, propertiesSpans });
+    } else if ('apiError' in reply) {
       const { status, type, code, detail, attr } = reply.apiError;
       pending.reject(new ApiError(status, type, code, detail, attr));
     } else pending.reject(new Error(`decoding a capture request failed: ${reply.failure}`));

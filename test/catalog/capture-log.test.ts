@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { describe, test } from 'node:test';
-import { CatalogCaptureLog, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
+import { CatalogCaptureLog, loggedEventsText, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { moveCatalogLogEntries } from '../../src/capture/spool/move-catalog-log.js';
@@ -43,11 +43,11 @@ function loggedEvent(uuid: string, event: string): LoggedEvent {
 }
 
 function logEntry(teamId: number, receivedAt: number, events: LoggedEvent[]): CaptureLogEntry {
-  return { teamId, receivedAt, eventCount: events.length, eventsJson: JSON.stringify(events) };
+  return { teamId, receivedAt, eventCount: events.length, events: Buffer.from(JSON.stringify(events)) };
 }
 
 function eventsOf(entry: StoredCaptureLogEntry): LoggedEvent[] {
-  return JSON.parse(entry.eventsJson) as LoggedEvent[];
+  return JSON.parse(loggedEventsText(entry.events)) as LoggedEvent[];
 }
 
 const UUIDS = ['0190a3f2-0000-7000-8000-000000000001', '0190a3f2-0000-7000-8000-000000000002', '0190a3f2-0000-7000-8000-000000000003'];
@@ -102,7 +102,7 @@ async function checkLogContract(log: CaptureLog): Promise<void> {
   assert.equal(end, ids[1]);
   const heldEvents = serializeLoggedEvents([loggedEvent(UUIDS[0]!, 'held')]);
   const held = await log.read(3, 0, end, (id) =>
-    id === ids[1] ? { eventsJson: heldEvents.json, propertiesSpans: heldEvents.propertiesSpans } : undefined,
+    id === ids[1] ? { events: Buffer.from(heldEvents.json), propertiesSpans: heldEvents.propertiesSpans } : undefined,
   );
   assert.deepEqual(held.map((entry) => eventsOf(entry).map((event) => event.event)), [['a', 'b'], ['held']], 'events held in memory are not read back');
   assert.deepEqual(

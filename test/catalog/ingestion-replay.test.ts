@@ -28,6 +28,11 @@ function event(name: string, distinctId: string, properties: Record<string, unkn
   };
 }
 
+/** Events as the capture log holds them. */
+function logged(events: LoggedEvent[]): Uint8Array {
+  return Buffer.from(JSON.stringify(events));
+}
+
 /** Two requests covering creation, updates, merges in both directions, aliases and groups. */
 function entries(): StoredCaptureLogEntry[] {
   sequence = 0;
@@ -36,7 +41,7 @@ function entries(): StoredCaptureLogEntry[] {
       id: 1,
       teamId: 1,
       receivedAt: T0,
-      eventsJson: JSON.stringify([
+      events: logged([
         event('$pageview', 'anon-1', { $set_once: { first: 'a' } }),
         event('$pageview', 'user-1', { $set: { plan: 'free' } }),
         event('$identify', 'user-1', { $anon_distinct_id: 'anon-1', $set: { email: 'ada@tally.dev' } }),
@@ -47,7 +52,7 @@ function entries(): StoredCaptureLogEntry[] {
       id: 2,
       teamId: 1,
       receivedAt: T0 + 1000,
-      eventsJson: JSON.stringify([
+      events: logged([
         event('$create_alias', 'anon-2', { alias: 'user-2' }),
         event('$set', 'user-2', { $set: { plan: 'pro' }, $unset: ['missing'] }),
         event('$identify', 'user-3', { $anon_distinct_id: 'anon-2' }),
@@ -129,8 +134,8 @@ for (const backend of CATALOG_BACKENDS) {
 
     test('a log entry holding lone surrogates (logged before capture replaced them) is processed with U+FFFD in their place', async () => {
       sequence = 200;
-      const logged = [{ ...event('old', 'old-\ud800', { $set: { 'k\udc00': 'v\ud83d' } }) }];
-      await apply([{ id: 20, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(logged) }]);
+      const lonely = [{ ...event('old', 'old-\ud800', { $set: { 'k\udc00': 'v\ud83d' } }) }];
+      await apply([{ id: 20, teamId: 1, receivedAt: T0, events: logged(lonely) }]);
       const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').where('distinct_id', 'like', 'old-%').execute();
       assert.deepEqual(links.map((link) => link.distinct_id), ['old-\ufffd']);
       const persons = (await catalogState()).persons.filter((person) => person.properties['k\ufffd'] !== undefined);
@@ -138,17 +143,17 @@ for (const backend of CATALOG_BACKENDS) {
     });
 
     test('a merge of two stored persons keeps the earlier creation and drops the merged person with its links', async () => {
-      const logged = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [
-        { id, teamId: 1, receivedAt: T0, eventsJson: JSON.stringify(events) },
+      const entry = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [
+        { id, teamId: 1, receivedAt: T0, events: logged(events) },
       ];
       sequence = 100;
       // Stored in earlier batches: user-9 first, then anon-9 with an earlier event time.
-      await apply(logged(10, [{ ...event('$pageview', 'user-9', { $set: { plan: 'pro' } }), time: T0 + 7_200_000 }]));
-      await apply(logged(11, [{ ...event('$pageview', 'anon-9', { $set: { plan: 'free', seen: 1 } }), time: T0 + 3_600_000 }]));
+      await apply(entry(10, [{ ...event('$pageview', 'user-9', { $set: { plan: 'pro' } }), time: T0 + 7_200_000 }]));
+      await apply(entry(11, [{ ...event('$pageview', 'anon-9', { $set: { plan: 'free', seen: 1 } }), time: T0 + 3_600_000 }]));
       const anonymous = (await catalogState()).persons.filter((person) => person.properties.seen === 1);
       assert.equal(anonymous.length, 1);
 
-      await apply(logged(12, [event('$identify', 'user-9', { $anon_distinct_id: 'anon-9' })]));
+      await apply(entry(12, [event('$identify', 'user-9', { $anon_distinct_id: 'anon-9' })]));
       const state = await catalogState();
       const [survivor] = state.persons.filter((person) => person.properties.seen === 1);
       assert.equal(survivor!.created_at, isoWithMicros(T0 + 3_600_000));

@@ -3,6 +3,7 @@ import zlib from 'node:zlib';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { acceptCaptureRequest, type CaptureRequest } from '../../src/capture/accept-request.js';
+import { loggedEventsText } from '../../src/capture/capture-log.js';
 import { RequestDecoder } from '../../src/capture/request-decoder.js';
 import { ApiError } from '../../src/errors.js';
 
@@ -35,11 +36,12 @@ function inline(raw: CaptureRequest) {
 async function threaded(decoder: RequestDecoder, raw: CaptureRequest) {
   try {
     const decoded = await decoder.decode(raw);
-    const events = JSON.parse(decoded.eventsJson) as { uuid?: string; properties: unknown }[];
+    const json = loggedEventsText(decoded.events);
+    const events = JSON.parse(json) as { uuid?: string; properties: unknown }[];
     assert.equal(decoded.eventCount, events.length);
     for (const [index, event] of events.entries()) {
       const [start, end] = decoded.propertiesSpans.subarray(index * 2, index * 2 + 2);
-      assert.equal(decoded.eventsJson.slice(start, end), JSON.stringify(event.properties), 'the spans come back from the thread');
+      assert.equal(json.slice(start, end), JSON.stringify(event.properties), 'the spans come back from the thread');
     }
     return { token: decoded.token, events };
   } catch (error) {

@@ -93,7 +93,7 @@ export class FileCaptureLog implements CaptureLog {
 
   append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
     return this.files.run(async () => {
-      const lengths = entries.map((entry) => Buffer.byteLength(entry.eventsJson));
+      const lengths = entries.map((entry) => entry.events.byteLength);
       const buffer = Buffer.allocUnsafe(lengths.reduce((total, length) => total + encodedRecordLength(length), 0));
       // Ids are spent even if the write fails, so a record a failed write left behind never shares one.
       const firstId = this.nextId;
@@ -101,7 +101,7 @@ export class FileCaptureLog implements CaptureLog {
       let offset = 0;
       for (const [index, entry] of entries.entries()) {
         const head = { id: firstId + index, teamId: entry.teamId, receivedAt: entry.receivedAt, eventCount: entry.eventCount };
-        offset = encodeRecord(buffer, offset, head, entry.eventsJson, lengths[index]!);
+        offset = encodeRecord(buffer, offset, head, entry.events);
       }
       const { segment, writer } = await this.writableSegment(firstId);
       try {
@@ -148,8 +148,8 @@ export class FileCaptureLog implements CaptureLog {
       const { id, teamId, receivedAt } = entry;
       read.push(
         held
-          ? { id, teamId, receivedAt, eventsJson: held.eventsJson, propertiesSpans: held.propertiesSpans }
-          : { id, teamId, receivedAt, eventsJson: await this.eventsOf(entry) },
+          ? { id, teamId, receivedAt, events: held.events, propertiesSpans: held.propertiesSpans }
+          : { id, teamId, receivedAt, events: await this.eventsOf(entry) },
       );
     }
     return read;
@@ -212,13 +212,13 @@ export class FileCaptureLog implements CaptureLog {
     return low;
   }
 
-  private async eventsOf(entry: IndexedEntry): Promise<string> {
+  private async eventsOf(entry: IndexedEntry): Promise<Buffer> {
     entry.segment.reader ??= fs.promises.open(entry.segment.file, 'r');
     const reader = await entry.segment.reader;
     const payload = Buffer.allocUnsafe(entry.payloadLength);
     const { bytesRead } = await reader.read(payload, 0, entry.payloadLength, entry.payloadOffset);
     if (bytesRead !== entry.payloadLength) throw new Error(`capture log entry ${entry.id} is cut short in ${entry.segment.file}`);
-    return payload.toString('utf8');
+    return payload;
   }
 
   /** The segment to append to: the active one while it is small enough, else a new one named by `firstId`. */

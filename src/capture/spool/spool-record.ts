@@ -28,15 +28,15 @@ export function encodedRecordLength(payloadBytes: number): number {
 }
 
 /** Writes one record at `offset` of `target` (sized with `encodedRecordLength`); returns the offset after it. */
-export function encodeRecord(target: Buffer, offset: number, head: SpoolRecordHead, payload: string, payloadBytes: number): number {
+export function encodeRecord(target: Buffer, offset: number, head: SpoolRecordHead, payload: Uint8Array): number {
   target.writeUInt32LE(MAGIC, offset);
-  target.writeUInt32LE(payloadBytes, offset + 4);
+  target.writeUInt32LE(payload.byteLength, offset + 4);
   target.writeDoubleLE(head.id, offset + 12);
   target.writeUInt32LE(head.teamId, offset + 20);
   target.writeDoubleLE(head.receivedAt, offset + 24);
   target.writeUInt32LE(head.eventCount, offset + 32);
-  target.write(payload, offset + RECORD_HEADER_BYTES, payloadBytes, 'utf8');
-  const end = offset + RECORD_HEADER_BYTES + payloadBytes;
+  target.set(payload, offset + RECORD_HEADER_BYTES);
+  const end = offset + RECORD_HEADER_BYTES + payload.byteLength;
   target.writeUInt32LE(zlib.crc32(target.subarray(offset + CRC_OFFSET + 4, end)), offset + CRC_OFFSET);
   return end;
 }
