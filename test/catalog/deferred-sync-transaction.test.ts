@@ -21,9 +21,12 @@ for (const backend of CATALOG_BACKENDS) {
       const safetyLevel = async (db: Parameters<Catalog['deferredSyncTransaction']>[0]) =>
         Number((await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous);
 
+      const tempStore = async (db: Parameters<Catalog['deferredSyncTransaction']>[0]) =>
+        Number((await sql<{ temp_store: number }>`PRAGMA temp_store`.execute(db)).rows[0]!.temp_store);
+
       const inside = await catalog.deferredSyncTransaction(catalog.db, async (trx) => {
         await trx.insertInto('organizations').values(organization('kept')).execute();
-        return backend.name === 'sqlite' ? safetyLevel(trx) : null;
+        return backend.name === 'sqlite' ? { synchronous: await safetyLevel(trx), tempStore: await tempStore(trx) } : null;
       });
       await assert.rejects(
         catalog.deferredSyncTransaction(catalog.db, async (trx) => {
@@ -37,8 +40,9 @@ for (const backend of CATALOG_BACKENDS) {
 
       assert.deepEqual(await organizationNames(), ['kept']);
       if (backend.name === 'sqlite') {
-        assert.equal(inside, 1, 'NORMAL inside: the commit does not wait on the disk');
+        assert.deepEqual(inside, { synchronous: 1, tempStore: 2 }, 'NORMAL inside (the commit does not wait on the disk), temporary files in memory');
         assert.equal(await safetyLevel(catalog.db), 2, 'FULL again after both, the failed one included');
+        assert.equal(await tempStore(catalog.db), 0, 'temporary files back on the default');
       }
     });
   });

@@ -12,6 +12,11 @@ import type { CatalogSchema } from './schema.js';
  * Why: a FULL commit syncs the WAL on the main thread, and a batch of captured events commits
  * megabytes of person pages at once. Its source stays in the capture log until `sync` resolves,
  * so a commit lost to a power failure is made again from the log.
+ *
+ * These transactions also keep their temporary files in memory. Each multi-row insert of a batch
+ * has SQLite journal the pages it changes, so that the statement alone can be undone; past 64 KiB
+ * that statement journal goes to a temporary file, and a capture batch wrote about 3 KB of them per
+ * event (twice what its commit writes to the WAL), all through system calls.
  */
 export class DeferredWalSync {
   private committed = 0;
@@ -25,10 +30,12 @@ export class DeferredWalSync {
     // The safety level cannot change inside a transaction: the held connection brackets it.
     return db.connection().execute(async (connection) => {
       await sql`PRAGMA synchronous = NORMAL`.execute(connection);
+      await sql`PRAGMA temp_store = MEMORY`.execute(connection);
       try {
         return await connection.transaction().execute(work);
       } finally {
         this.committed += 1;
+        await sql`PRAGMA temp_store = DEFAULT`.execute(connection);
         await sql`PRAGMA synchronous = FULL`.execute(connection);
       }
     });
