@@ -22,6 +22,16 @@ export interface CaptureLogEntry {
 /** The events of an entry this process still holds in memory. */
 export type HeldEvents = Pick<CaptureLogEntry, 'events' | 'propertiesSpans'>;
 
+const textEncoder = new TextEncoder();
+
+/**
+ * An entry's events from their JSON text. The bytes have a buffer of their own, so a thread can
+ * transfer them (a small `Buffer.from` would be a view of Node's shared pool).
+ */
+export function loggedEventsBytes(json: string): Uint8Array<ArrayBuffer> {
+  return textEncoder.encode(json);
+}
+
 /** The JSON text of an entry's events. */
 export function loggedEventsText(events: Uint8Array): string {
   return Buffer.from(events.buffer, events.byteOffset, events.byteLength).toString('utf8');
@@ -139,7 +149,7 @@ export class CatalogCaptureLog implements CaptureLog {
     const ids = [...unknown.keys()];
     for (let index = 0; index < ids.length; index += CHUNK) {
       const rows = await this.db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
-      for (const row of rows) unknown.get(Number(row.id))!.events = Buffer.from(row.events, 'utf8');
+      for (const row of rows) unknown.get(Number(row.id))!.events = loggedEventsBytes(row.events);
     }
     return entries;
   }

@@ -1,10 +1,9 @@
 import { parentPort } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
 import { acceptCaptureRequest, type CaptureRequest } from './accept-request.js';
+import { loggedEventsBytes } from './capture-log.js';
 import { serializeLoggedEvents } from './logged-events-json.js';
 import type { DecodeReply, DecodeTask } from './request-decoder.js';
-
-const textEncoder = new TextEncoder();
 
 /** The decoding thread: accepts requests in the order they come and answers each. */
 parentPort!.on('message', (task: DecodeTask) => {
@@ -16,7 +15,7 @@ parentPort!.on('message', (task: DecodeTask) => {
     const request: CaptureRequest = { ...task.request, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
     const accepted = acceptCaptureRequest(request);
     const serialized = serializeLoggedEvents(accepted.events);
-    const events = textEncoder.encode(serialized.json);
+    const events = loggedEventsBytes(serialized.json);
     reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, events, propertiesSpans: serialized.propertiesSpans };
     transfer = [events.buffer, serialized.propertiesSpans.buffer];
   } catch (error) {

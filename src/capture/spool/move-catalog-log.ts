@@ -1,5 +1,5 @@
 import type { CatalogDb } from '../../storage/catalog/catalog.js';
-import type { CaptureLog } from '../capture-log.js';
+import { loggedEventsBytes, type CaptureLog } from '../capture-log.js';
 
 /** Entries per move: a few megabytes of events. */
 const CHUNK = 200;
@@ -15,7 +15,7 @@ export async function moveCatalogLogEntries(db: CatalogDb, log: CaptureLog): Pro
     const rows = await db.selectFrom('capture_log').selectAll().orderBy('id').limit(CHUNK).execute();
     if (rows.length === 0) return;
     await log.append(
-      rows.map((row) => ({ teamId: Number(row.team_id), receivedAt: Number(row.received_at), eventCount: Number(row.event_count), events: Buffer.from(row.events, 'utf8') })),
+      rows.map((row) => ({ teamId: Number(row.team_id), receivedAt: Number(row.received_at), eventCount: Number(row.event_count), events: loggedEventsBytes(row.events) })),
     );
     await db.deleteFrom('capture_log').where('id', '<=', Number(rows[rows.length - 1]!.id)).execute();
   }
