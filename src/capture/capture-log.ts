@@ -1,4 +1,5 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
+import { Mutex } from '../util/mutex.js';
 
 /**
  * One accepted capture request, its events serialised: a JSON array of `LoggedEvent`, as UTF-8.
@@ -57,7 +58,11 @@ export interface StoredCaptureLogEntry {
  * catalog table, so nothing is kept in the data directory.
  */
 export interface CaptureLog {
-  /** Commits accepted requests in order; durable when it resolves, with their ids, ascending. */
+  /**
+   * Commits accepted requests in order; durable when it resolves, with their ids, ascending. A
+   * caller need not wait for one append before the next: entries take ids in the order of the
+   * calls, and appends resolve in that order.
+   */
   append(entries: readonly CaptureLogEntry[]): Promise<number[]>;
   /** The id of the newest entry; 0 when nothing was ever logged. */
   lastId(): Promise<number>;
@@ -95,9 +100,19 @@ const EMPTY = new Uint8Array(0);
 
 /** The capture log as the catalog table `capture_log`. */
 export class CatalogCaptureLog implements CaptureLog {
+  /**
+   * One append at a time: concurrent transactions could commit out of id order, and a pass
+   * reading up to the newest id would skip an older entry committed after it.
+   */
+  private readonly appends = new Mutex();
+
   constructor(private readonly db: CatalogDb) {}
 
   append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
+    return this.appends.run(() => this.insert(entries));
+  }
+
+  private insert(entries: readonly CaptureLogEntry[]): Promise<number[]> {
     const rows = entries.map((entry) => ({
       team_id: entry.teamId,
       received_at: entry.receivedAt,

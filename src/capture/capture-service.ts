@@ -1,6 +1,5 @@
 import type { Project } from '../projects/project.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
-import { CoalescingRunner } from '../util/coalescing-runner.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import type { CaptureRequest } from './accept-request.js';
 import { InvalidApiKey } from './capture-errors.js';
@@ -11,15 +10,17 @@ import { RequestDecoder } from './request-decoder.js';
 /**
  * Ingestion up to the acknowledgement: decode, validate and normalise (on the decoding thread),
  * then commit the request's events to the capture log — durable when the request is answered.
- * Concurrent requests share a commit when they can. The ingestion consumer does the rest behind
- * the answer, and every read waits for it, so acknowledged events are queryable at once.
+ * Requests decoded in the same turn of the event loop share a commit. The ingestion consumer does
+ * the rest behind the answer, and every read waits for it, so acknowledged events are queryable
+ * at once.
  */
 export class CaptureService {
   private readonly decoder = new RequestDecoder();
   private readonly projectsByToken = new Map<string, Project>();
   private readonly projectsWithEvents = new Set<number>();
   private queued: CaptureLogEntry[] = [];
-  private readonly logStage = new CoalescingRunner(() => this.logQueued());
+  /** The append of the requests queued in this turn of the event loop, once one is. */
+  private turnAppend: Promise<void> | null = null;
 
   constructor(
     private readonly log: CaptureLog,
@@ -34,7 +35,7 @@ export class CaptureService {
 
     const { eventCount, events, propertiesSpans } = decoded;
     this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount, events, propertiesSpans });
-    await this.logStage.run();
+    await (this.turnAppend ??= this.logQueued());
     if (!this.projectsWithEvents.has(project.id)) {
       await this.projects.markIngestedEvent(project.id);
       this.projectsWithEvents.add(project.id);
@@ -56,12 +57,15 @@ export class CaptureService {
     return project;
   }
 
-  /** Every request queued since the last commit, in arrival order, in one commit. */
+  /**
+   * The requests queued in this turn of the event loop, in arrival order, in one append: they
+   * share its write. It does not wait for earlier appends still on the disk; the log keeps the
+   * order and resolves appends in it, so entries are handed over in id order.
+   */
   private async logQueued(): Promise<void> {
-    // Requests whose bodies arrived in the same turn of the event loop share the commit (its fsync).
     await yieldToEventLoop();
+    this.turnAppend = null;
     const entries = this.queued.splice(0);
-    if (entries.length === 0) return;
     const ids = await this.log.append(entries);
     this.consumer.handOver(ids, entries);
   }

@@ -120,6 +120,22 @@ async function checkLogContract(log: CaptureLog): Promise<void> {
   const [next] = await log.append([logEntry(7, 1_704_067_500_000, [loggedEvent(UUIDS[0]!, 'd')])]);
   assert.ok(next! > end, 'ids keep ascending after removal');
   assert.equal(await log.lastId(), next);
+
+  const resolved: number[] = [];
+  const concurrent = await Promise.all(
+    ['e', 'f', 'g'].map(async (name, index) => {
+      const [id] = await log.append([logEntry(9, index, [loggedEvent(UUIDS[index]!, name)])]);
+      resolved.push(id!);
+      return id!;
+    }),
+  );
+  assert.deepEqual(resolved, concurrent, 'appends made without waiting resolve in the order they were made');
+  assert.deepEqual(concurrent, [...concurrent].sort((a, b) => a - b), 'and take ids in that order');
+  assert.ok(concurrent[0]! > next!);
+  assert.deepEqual(
+    (await log.read(10, next!, await log.lastId())).map((entry) => [entry.id, eventsOf(entry)[0]!.event]),
+    [[concurrent[0], 'e'], [concurrent[1], 'f'], [concurrent[2], 'g']],
+  );
 }
 
 describe('capture log in files', () => {
@@ -199,10 +215,9 @@ describe('capture log in files', () => {
     const directory = tempDataDir('tally-capture-files-');
     const segments = () => fs.readdirSync(directory).filter((name) => name.endsWith('.log')).length;
     try {
-      // Every append fills a one-byte segment.
+      // Every append fills a one-byte segment; made at once, each waits for the one before to leave its segment.
       const log = await FileCaptureLog.open(directory, { segmentBytes: 1 });
-      const ids: number[] = [];
-      for (const [index, uuid] of UUIDS.entries()) ids.push(...(await log.append([logEntry(7, index, [loggedEvent(uuid, `e${index}`)])])));
+      const ids = (await Promise.all(UUIDS.map((uuid, index) => log.append([logEntry(7, index, [loggedEvent(uuid, `e${index}`)])])))).flat();
       assert.equal(segments(), 3);
       await log.remove(ids[0]!);
       assert.equal(segments(), 2);

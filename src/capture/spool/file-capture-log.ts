@@ -11,6 +11,8 @@ const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 const SEGMENT_SUFFIX = '.log';
 /** Holds the id up to which entries are removed: float64 id, then its CRC-32. */
 const REMOVED_FILE = 'removed';
+/** Where the platform has O_DSYNC, a segment's writes are durable when they return; elsewhere each is followed by an fdatasync. */
+const SYNCED_WRITES_FLAG: number | undefined = fs.constants.O_DSYNC;
 
 interface Segment {
   file: string;
@@ -18,6 +20,10 @@ interface Segment {
   bytes: number;
   /** Opened on the first read of an entry that is not held in memory. */
   reader: Promise<FileHandle> | null;
+  /** Settles when every append written to the segment so far has. */
+  writes: Promise<void>;
+  /** The first write to the segment that failed: nothing after it is acknowledged. */
+  failure: { error: unknown } | null;
 }
 
 interface IndexedEntry {
@@ -32,13 +38,13 @@ interface IndexedEntry {
 
 /**
  * The capture log of the embedded stores: append-only segment files in the data directory.
- * An append is one positional write and an fdatasync, both on libuv's threads, so the event loop
- * never waits on the disk for an acknowledgement (a log table in SQLite cost the main thread an
+ * An append is one synchronous positional write on libuv's threads, so the event loop never waits
+ * on the disk for an acknowledgement (a log table in SQLite cost the main thread an
  * fsync per commit and wrote every event twice, to the WAL and at checkpoint). Removal writes
  * the removed-through id, and deletes the segments it covers.
  */
 export class FileCaptureLog implements CaptureLog {
-  /** Appends, removals and closing change files and the index one at a time. */
+  /** Appends claiming their place, removals and closing change files one at a time. */
   private readonly files = new Mutex();
   private readonly entries: IndexedEntry[] = [];
   /** Index of the first entry in `entries` not removed yet (removal trims the array lazily). */
@@ -48,6 +54,8 @@ export class FileCaptureLog implements CaptureLog {
   private nextId: number;
   private removedThrough: number;
   private removedFile: FileHandle | null = null;
+  /** Settles when every append made so far has: appends resolve in order. */
+  private lastAppend: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly directory: string,
@@ -75,7 +83,7 @@ export class FileCaptureLog implements CaptureLog {
       const { records, intactBytes } = decodeSegment(contents);
       if (intactBytes < contents.length) fs.truncateSync(file, intactBytes);
       if (records.length > 0) lastId = Math.max(lastId, records[records.length - 1]!.id);
-      const segment: Segment = { file, lastId: records.at(-1)?.id ?? 0, bytes: intactBytes, reader: null };
+      const segment: Segment = { file, lastId: records.at(-1)?.id ?? 0, bytes: intactBytes, reader: null, writes: Promise.resolve(), failure: null };
       const live = records.filter((record) => record.id > removedThrough);
       if (live.length === 0) {
         fs.rmSync(file);
@@ -91,43 +99,77 @@ export class FileCaptureLog implements CaptureLog {
     return log;
   }
 
-  append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
-    return this.files.run(async () => {
-      const lengths = entries.map((entry) => entry.events.byteLength);
-      const buffer = Buffer.allocUnsafe(lengths.reduce((total, length) => total + encodedRecordLength(length), 0));
-      // Ids are spent even if the write fails, so a record a failed write left behind never shares one.
-      const firstId = this.nextId;
-      this.nextId += entries.length;
-      let offset = 0;
-      for (const [index, entry] of entries.entries()) {
-        const head = { id: firstId + index, teamId: entry.teamId, receivedAt: entry.receivedAt, eventCount: entry.eventCount };
-        offset = encodeRecord(buffer, offset, head, entry.events);
-      }
-      const { segment, writer } = await this.writableSegment(firstId);
-      try {
-        await writeFully(writer, buffer, segment.bytes);
-        await writer.datasync();
-      } catch (error) {
-        // Nothing more goes into a segment whose end is uncertain.
-        this.active = null;
-        await writer.truncate(segment.bytes).catch(() => undefined);
-        await writer.close().catch(() => undefined);
-        throw error;
-      }
-      let recordOffset = segment.bytes;
+  /**
+   * Writes the entries as soon as they come, beside appends still in flight: each append is one
+   * positional write to the segment, opened with O_DSYNC so the write returns once it is on disk
+   * (a write and then an fdatasync would cost the event loop two round trips). An append resolves
+   * only after every earlier one, so what is acknowledged never lies after a gap: a crash can
+   * leave a later record written and an earlier one not, and opening the log cuts a segment at
+   * its first damaged record.
+   */
+  async append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
+    const { written } = await this.files.run(async () => ({ written: await this.startWrite(entries) }));
+    return written;
+  }
+
+  /** Claims ids and a place in the active segment, and starts the write there; the promise is the append's. */
+  private async startWrite(entries: readonly CaptureLogEntry[]): Promise<Promise<number[]>> {
+    const lengths = entries.map((entry) => entry.events.byteLength);
+    const buffer = Buffer.allocUnsafe(lengths.reduce((total, length) => total + encodedRecordLength(length), 0));
+    // Ids are spent even if the write fails, so a record a failed write left behind never shares one.
+    const firstId = this.nextId;
+    this.nextId += entries.length;
+    let offset = 0;
+    for (const [index, entry] of entries.entries()) {
+      const head = { id: firstId + index, teamId: entry.teamId, receivedAt: entry.receivedAt, eventCount: entry.eventCount };
+      offset = encodeRecord(buffer, offset, head, entry.events);
+    }
+    const { segment, writer } = await this.writableSegment(firstId);
+    const position = segment.bytes;
+    segment.bytes += buffer.length;
+    segment.lastId = firstId + entries.length - 1;
+    const write = this.writeAt(segment, writer, buffer, position);
+    // Its failure is the append's, seen once the earlier appends settle; until then it must not count as unhandled.
+    write.catch(() => undefined);
+    const appended = this.lastAppend.then(async () => {
+      await write;
+      // A failed write before this one, in the same segment, left a gap that opening would cut at.
+      if (segment.failure !== null) throw segment.failure.error;
+      let recordOffset = position;
       const ids: number[] = [];
       for (const [index, entry] of entries.entries()) {
         const id = firstId + index;
-        const { teamId, receivedAt, eventCount } = entry;
         const payloadLength = lengths[index]!;
+        const { teamId, receivedAt, eventCount } = entry;
         this.entries.push({ id, teamId, receivedAt, eventCount, segment, payloadOffset: recordOffset + RECORD_HEADER_BYTES, payloadLength });
         recordOffset += encodedRecordLength(payloadLength);
         ids.push(id);
       }
-      segment.bytes += buffer.length;
-      segment.lastId = firstId + entries.length - 1;
       return ids;
     });
+    this.lastAppend = appended.then(
+      () => undefined,
+      () => undefined,
+    );
+    segment.writes = this.lastAppend;
+    return appended;
+  }
+
+  /** Writes one append's records; a failure retires the segment, cut back to where the failed write began. */
+  private async writeAt(segment: Segment, writer: FileHandle, buffer: Buffer, position: number): Promise<void> {
+    try {
+      await writeFully(writer, buffer, position);
+      if (SYNCED_WRITES_FLAG === undefined) await writer.datasync();
+    } catch (error) {
+      if (segment.failure === null) {
+        segment.failure = { error };
+        if (this.active?.segment === segment) this.active = null;
+        await writer.truncate(position).catch(() => undefined);
+        // Writes after this one may still be running on the descriptor: it closes once they end.
+        void segment.writes.then(() => writer.close()).catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   async lastId(): Promise<number> {
@@ -182,6 +224,7 @@ export class FileCaptureLog implements CaptureLog {
 
   close(): Promise<void> {
     return this.files.run(async () => {
+      await this.lastAppend;
       await this.active?.writer.close();
       this.active = null;
       for (const segment of this.segments) {
@@ -224,13 +267,17 @@ export class FileCaptureLog implements CaptureLog {
   /** The segment to append to: the active one while it is small enough, else a new one named by `firstId`. */
   private async writableSegment(firstId: number): Promise<{ segment: Segment; writer: FileHandle }> {
     if (this.active && this.active.segment.bytes < this.segmentBytes) return this.active;
-    await this.active?.writer.close();
-    this.active = null;
+    if (this.active) {
+      const { segment, writer } = this.active;
+      this.active = null;
+      await segment.writes;
+      await writer.close();
+    }
     const file = path.join(this.directory, `${String(firstId).padStart(16, '0')}${SEGMENT_SUFFIX}`);
-    const writer = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC);
+    const writer = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (SYNCED_WRITES_FLAG ?? 0));
     // The new file's name must be on disk before anything written to it is acknowledged.
     await syncDirectory(this.directory);
-    const segment: Segment = { file, lastId: firstId - 1, bytes: 0, reader: null };
+    const segment: Segment = { file, lastId: firstId - 1, bytes: 0, reader: null, writes: Promise.resolve(), failure: null };
     this.segments.push(segment);
     this.active = { segment, writer };
     return this.active;
