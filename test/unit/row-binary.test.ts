@@ -34,12 +34,23 @@ test('RowBinary UUIDs are two little-endian halves; Int64 is little-endian two�
   assert.equal(bytesOf((writer) => writer.uint8(255)), 'ff');
 });
 
-test('a RowBinary writer grows past its first megabyte without losing a byte', () => {
-  const writer = new RowBinaryWriter();
+test('a RowBinary writer grows past its first buffer without losing a byte, whatever its size', () => {
   const text = 'é✓'.repeat(50_000);
-  for (let index = 0; index < 30; index++) writer.string(text);
   const one = Buffer.concat([Buffer.from([0x90, 0xa1, 0x0f]), Buffer.from(text)]);
-  assert.deepEqual(writer.bytes(), Buffer.concat(Array.from({ length: 30 }, () => one)));
+  for (const writer of [new RowBinaryWriter(), new RowBinaryWriter(1), new RowBinaryWriter(4 * 1024 * 1024)]) {
+    for (let index = 0; index < 30; index++) writer.string(text);
+    assert.deepEqual(writer.bytes(), Buffer.concat(Array.from({ length: 30 }, () => one)));
+  }
+});
+
+test('a cleared RowBinary writer holds only what is written after', () => {
+  const writer = new RowBinaryWriter();
+  writer.string('x'.repeat(100_000));
+  writer.clear();
+  assert.equal(writer.length, 0);
+  writer.string('ab');
+  writer.uint8(7);
+  assert.equal(writer.bytes().toString('hex'), '02616207');
 });
 
 test('column names reach SQL only as checked, backquoted identifiers', () => {

@@ -59,6 +59,7 @@ const REPLICA_COLUMNS: ReplicaColumns = {
 };
 
 const VERSION_COLUMN: WarehouseColumn = { name: 'version', type: 'UInt64' };
+const VERSION_BYTES = 8;
 
 /**
  * Replica rows per outbox row, encoded in RowBinary. A capture batch changes thousands of
@@ -77,10 +78,13 @@ const ROWS_PER_INSERT = 20;
 /** Records replica writes in the catalog transaction that makes the change, in order. */
 export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntry[]): Promise<void> {
   const rows: { target: ReplicaTable; row: string; encoded: Buffer }[] = [];
+  // One writer for every outbox row, each copied out at its size: a writer apiece would allocate
+  // its first buffer for each.
+  const writer = new RowBinaryWriter();
   for (const [target, targetRows] of rowsByTarget(entries)) {
     const columns = REPLICA_COLUMNS[target];
     for (let start = 0; start < targetRows.length; start += ROWS_PER_OUTBOX_ROW) {
-      const writer = new RowBinaryWriter();
+      writer.clear();
       for (const row of targetRows.slice(start, start + ROWS_PER_OUTBOX_ROW)) {
         for (const column of columns) writeValue(writer, column, row[column.name as keyof typeof row]);
       }
@@ -149,7 +153,7 @@ export class OutboxRelay {
         .limit(RELAY_CHUNK)
         .execute();
       if (rows.length > 0) {
-        const encoded = new Map<ReplicaTable, RowBinaryWriter>();
+        const encoded = new Map<ReplicaTable, EncodedOutboxRow[]>();
         const jsonLines = new Map<string, string[]>();
         for (const row of rows) {
           const first = Number(row.id) * ROWS_PER_OUTBOX_ROW;
@@ -160,12 +164,13 @@ export class OutboxRelay {
             continue;
           }
           const target = row.target as ReplicaTable;
-          const writer = encoded.get(target) ?? new RowBinaryWriter();
-          appendVersioned(writer, row.encoded, REPLICA_COLUMNS[target], first);
-          encoded.set(target, writer);
+          const targetRows = encoded.get(target) ?? [];
+          targetRows.push({ rows: row.encoded, firstVersion: first });
+          encoded.set(target, targetRows);
         }
-        for (const [target, writer] of encoded) {
-          await this.warehouse.insertRowBinary(target, [...REPLICA_COLUMNS[target], VERSION_COLUMN], writer.bytes());
+        for (const [target, targetRows] of encoded) {
+          const columns = REPLICA_COLUMNS[target];
+          await this.warehouse.insertRowBinary(target, [...columns, VERSION_COLUMN], withVersions(targetRows, columns));
         }
         for (const [target, lines] of jsonLines) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
@@ -176,14 +181,26 @@ export class OutboxRelay {
   }
 }
 
-/** Copies each encoded row to `writer` followed by its version, `firstVersion` for the first, counting up. */
-function appendVersioned(writer: RowBinaryWriter, rows: Uint8Array, columns: readonly WarehouseColumn[], firstVersion: number): void {
-  let start = 0;
-  for (const [index, end] of rowEnds(rows, columns).entries()) {
-    writer.raw(rows.subarray(start, end));
-    writer.int64(firstVersion + index);
-    start = end;
+/** Replica rows of one outbox row, in RowBinary, and the version of the first. */
+interface EncodedOutboxRow {
+  rows: Uint8Array;
+  firstVersion: number;
+}
+
+/** The replica rows, each followed by its version (`firstVersion` for an outbox row's first, counting up), in one buffer of their size. */
+function withVersions(outboxRows: readonly EncodedOutboxRow[], columns: readonly WarehouseColumn[]): Buffer {
+  const ends = outboxRows.map(({ rows }) => rowEnds(rows, columns));
+  const size = outboxRows.reduce((total, { rows }, index) => total + rows.length + VERSION_BYTES * ends[index]!.length, 0);
+  const writer = new RowBinaryWriter(size);
+  for (const [index, { rows, firstVersion }] of outboxRows.entries()) {
+    let start = 0;
+    for (const [row, end] of ends[index]!.entries()) {
+      writer.raw(rows.subarray(start, end));
+      writer.int64(firstVersion + row);
+      start = end;
+    }
   }
+  return writer.bytes();
 }
 
 /** A replica row as earlier builds stored it (a JSON object with at least one field) with its version added. */

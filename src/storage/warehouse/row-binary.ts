@@ -6,8 +6,12 @@ export interface WarehouseColumn {
   type: string;
 }
 
-/** Room for the first rows; the buffer doubles when they need more. */
-const INITIAL_BYTES = 1 << 20;
+/**
+ * Room for the first rows unless the writer is told more; the buffer doubles when they need
+ * more. Kept small: every buffer allocated counts towards V8's external-memory limit, which
+ * starts a young-generation collection when reached, whether the buffer is still in use or not.
+ */
+const DEFAULT_INITIAL_BYTES = 64 * 1024;
 
 /** A UTF-16 code unit never takes more than three bytes of UTF-8. */
 const MAX_BYTES_PER_UNIT = 3;
@@ -36,9 +40,17 @@ export class RowBinaryWriter {
   private buffer = Buffer.allocUnsafe(0);
   private used = 0;
 
+  /** `initialBytes`: what the first write allocates, when the caller knows about how much it will write. */
+  constructor(private readonly initialBytes = DEFAULT_INITIAL_BYTES) {}
+
   /** Bytes written so far. */
   get length(): number {
     return this.used;
+  }
+
+  /** Forgets what was written, keeping the buffer for what is written next. */
+  clear(): void {
+    this.used = 0;
   }
 
   /** The bytes written from `start` to `end` (a view, valid until the next write). */
@@ -130,7 +142,7 @@ export class RowBinaryWriter {
 
   private reserve(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(INITIAL_BYTES, 2 * this.buffer.length, this.used + bytes));
+    const grown = Buffer.allocUnsafe(Math.max(this.initialBytes, 2 * this.buffer.length, this.used + bytes));
     this.buffer.copy(grown, 0, 0, this.used);
     this.buffer = grown;
   }
