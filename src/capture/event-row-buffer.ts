@@ -89,14 +89,6 @@ export class EventRowBuffer {
     this.ends.push(writer.length);
   }
 
-  /** Forgets the rows, keeping the buffer for the next batch's (see `IngestionConsumer`). */
-  clear(): void {
-    this.writer.clear();
-    this.teamIds.length = 0;
-    this.uuids.length = 0;
-    this.ends.length = 0;
-  }
-
   teamIdOf(row: number): number {
     return this.teamIds[row]!;
   }

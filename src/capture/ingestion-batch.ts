@@ -6,7 +6,7 @@ import { epochMsToMicros } from '../util/iso-time.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
 import type { TimeSlices } from '../util/yield.js';
 import { loggedEventsText, type StoredCaptureLogEntry } from './capture-log.js';
-import type { EventRow, EventRowBuffer } from './event-row-buffer.js';
+import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { loggedPropertiesText } from './logged-events-json.js';
@@ -48,15 +48,12 @@ interface CatalogChanges {
  * time slice (after a request's events, or a statement), so captures are answered meanwhile.
  */
 export class IngestionBatch {
+  readonly rows = new EventRowBuffer();
   /** Per request, the events for the definitions recorder. */
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
 
-  /** `rows`: where the batch's event rows are encoded, empty. */
-  constructor(
-    private readonly using: BatchServices,
-    readonly rows: EventRowBuffer,
-  ) {}
+  constructor(private readonly using: BatchServices) {}
 
   async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
     const teams = new Map<number, StoredCaptureLogEntry[]>();

@@ -7,7 +7,6 @@ import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
 import { TimeSlices } from '../util/yield.js';
 import type { CaptureLog, CaptureLogEntry, HeldEvents, StoredCaptureLogEntry } from './capture-log.js';
-import { EventRowBuffer } from './event-row-buffer.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
@@ -61,12 +60,6 @@ export class IngestionConsumer {
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
   private readonly slices = new TimeSlices(SLICE_MS);
-  /**
-   * Row buffers of batches whose events are stored, for the next batches of the burst: one
-   * allocated per batch (tens of megabytes, doubling as it fills) would count towards V8's
-   * external-memory limit each time, and bring young-generation collections on sooner.
-   */
-  private readonly spareRows: EventRowBuffer[] = [];
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
 
@@ -141,8 +134,6 @@ export class IngestionConsumer {
     } finally {
       // Whatever happened, no capture waits on a pass that has ended.
       this.admitWaiting();
-      // Between bursts of captures the spare row buffers are not worth their memory.
-      if (this.unprocessed === 0) this.spareRows.length = 0;
     }
   }
 
@@ -174,16 +165,13 @@ export class IngestionConsumer {
 
   /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
   private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
-    const batch = new IngestionBatch(
-      {
-        db: this.db,
-        groupTypes: this.groupTypes,
-        persons: this.persons,
-        slices: this.slices,
-        definitions: this.definitions,
-      },
-      this.spareRows.pop() ?? new EventRowBuffer(),
-    );
+    const batch = new IngestionBatch({
+      db: this.db,
+      groupTypes: this.groupTypes,
+      persons: this.persons,
+      slices: this.slices,
+      definitions: this.definitions,
+    });
     await this.personWriteLock.run(async () => {
       try {
         await batch.process(entries);
@@ -208,11 +196,7 @@ export class IngestionConsumer {
    * log entries it came from, up to `throughId`: until then, a crash processes them again.
    */
   private store(batch: IngestionBatch, throughId: number): Promise<void> {
-    const inserted = this.writer.insertNew(batch.rows).finally(() => {
-      batch.rows.clear();
-      this.spareRows.push(batch.rows);
-    });
-    const done = Promise.allSettled([inserted, this.recordDefinitions(batch)])
+    const done = Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)])
       .then(throwFirstFailure)
       .then(() => this.catalog.syncCommits())
       .then(() => this.log.remove(throughId));

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { GroupTypeRegistry } from '../../src/capture/group-types.js';
-import { EventRowBuffer } from '../../src/capture/event-row-buffer.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
@@ -74,16 +73,13 @@ for (const backend of CATALOG_BACKENDS) {
     after(() => dispose());
 
     async function apply(logged: StoredCaptureLogEntry[]) {
-      const batch = new IngestionBatch(
-        {
-          db: catalog.db,
-          groupTypes: new GroupTypeRegistry(),
-          persons: new PersonRepository(),
-          slices: new TimeSlices(5),
-          definitions: new DefinitionRecorder(catalog.db),
-        },
-        new EventRowBuffer(),
-      );
+      const batch = new IngestionBatch({
+        db: catalog.db,
+        groupTypes: new GroupTypeRegistry(),
+        persons: new PersonRepository(),
+        slices: new TimeSlices(5),
+        definitions: new DefinitionRecorder(catalog.db),
+      });
       await batch.process(logged);
       await catalog.db.transaction().execute((trx) => batch.write(trx));
       return batch;

@@ -30,19 +30,3 @@ test('an event row buffer keeps each row’s key and leaves out the rows asked',
     ),
   );
 });
-
-test('a cleared event row buffer starts again from no rows', () => {
-  const buffer = new EventRowBuffer();
-  buffer.add(eventRowFixture({ team_id: 1, uuid: '0189d1e6-0000-7000-8000-000000000001', properties: JSON.stringify({ big: 'x'.repeat(200_000) }) }));
-  buffer.clear();
-  assert.equal(buffer.count, 0);
-  assert.equal(buffer.encoded().length, 0);
-  const row = eventRowFixture({ team_id: 2, uuid: '0189d1e6-0000-7000-8000-000000000002', properties: '{"small":1}' });
-  buffer.add(row);
-  const fresh = new EventRowBuffer();
-  fresh.add(row);
-  assert.equal(buffer.count, 1);
-  assert.equal(buffer.teamIdOf(0), 2);
-  assert.equal(buffer.uuidOf(0), '0189d1e6-0000-7000-8000-000000000002');
-  assert.deepEqual(buffer.encoded(), fresh.encoded());
-});
