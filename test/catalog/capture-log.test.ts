@@ -211,6 +211,51 @@ describe('capture log in files', () => {
     }
   });
 
+  test('an append starts its write while the one before is still on its way to disk, and still resolves after it', async () => {
+    const directory = tempDataDir('tally-capture-files-');
+    const log = await FileCaptureLog.open(directory);
+    // Every FileHandle shares one prototype: holding its writes holds the log's without reaching into the log.
+    const probe = await fs.promises.open(path.join(directory, 'probe'), 'w');
+    const handles = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const write = handles.write;
+    const held: { release: () => void }[] = [];
+    try {
+      // The first append opens the segment, so the held ones below wait on nothing but each other.
+      const [opened] = await log.append([logEntry(7, 0, [loggedEvent(UUIDS[0]!, 'opened')])]);
+      handles.write = function (this: unknown, ...args: unknown[]) {
+        return new Promise<void>((resolve) => held.push({ release: resolve })).then(() => write.apply(this, args));
+      };
+      const resolved: string[] = [];
+      const appends = ['first', 'second'].map((name, index) =>
+        log.append([logEntry(7, index + 1, [loggedEvent(UUIDS[index + 1]!, name)])]).then((ids) => {
+          resolved.push(name);
+          return ids;
+        }),
+      );
+      const deadline = Date.now() + 5_000;
+      while (held.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+      assert.equal(held.length, 2, 'the second write started while the first was held');
+      handles.write = write;
+      held[1]!.release();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(resolved, [], 'a later write that ends first does not resolve its append');
+      held[0]!.release();
+      const ids = (await Promise.all(appends)).flat();
+      assert.deepEqual(resolved, ['first', 'second']);
+      assert.deepEqual(ids, [opened! + 1, opened! + 2]);
+      assert.deepEqual(
+        (await log.read(10, opened!, ids[1]!)).map((entry) => eventsOf(entry)[0]!.event),
+        ['first', 'second'],
+      );
+    } finally {
+      handles.write = write;
+      for (const { release } of held) release();
+      await log.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   test('a full segment is followed by a new one; segments go once all their entries are removed, the one being written last', async () => {
     const directory = tempDataDir('tally-capture-files-');
     const segments = () => fs.readdirSync(directory).filter((name) => name.endsWith('.log')).length;

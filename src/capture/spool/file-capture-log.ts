@@ -108,12 +108,16 @@ export class FileCaptureLog implements CaptureLog {
    * its first damaged record.
    */
   async append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
-    const { written } = await this.files.run(async () => ({ written: await this.startWrite(entries) }));
-    return written;
+    const { appended } = await this.files.run(() => this.startWrite(entries));
+    return appended;
   }
 
-  /** Claims ids and a place in the active segment, and starts the write there; the promise is the append's. */
-  private async startWrite(entries: readonly CaptureLogEntry[]): Promise<Promise<number[]>> {
+  /**
+   * Claims ids and a place in the active segment, and starts the write there. The append's promise
+   * comes back wrapped: returned bare, the async function would settle only with it, and the
+   * files mutex would be held until the write ended.
+   */
+  private async startWrite(entries: readonly CaptureLogEntry[]): Promise<{ appended: Promise<number[]> }> {
     const lengths = entries.map((entry) => entry.events.byteLength);
     const buffer = Buffer.allocUnsafe(lengths.reduce((total, length) => total + encodedRecordLength(length), 0));
     // Ids are spent even if the write fails, so a record a failed write left behind never shares one.
@@ -152,7 +156,7 @@ export class FileCaptureLog implements CaptureLog {
       () => undefined,
     );
     segment.writes = this.lastAppend;
-    return appended;
+    return { appended };
   }
 
   /** Writes one append's records; a failure retires the segment, cut back to where the failed write began. */
