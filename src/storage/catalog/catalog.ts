@@ -65,9 +65,12 @@ function openSqlite(dataDir: string): Catalog {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // Capture writes persons in batches of thousands: give them room, a larger cache and fewer WAL checkpoints.
+  // Capture writes persons in batches of thousands: give them room in a larger cache.
   database.pragma('cache_size = -65536');
-  database.pragma('wal_autocheckpoint = 16384');
+  // A checkpoint runs inside the commit that crosses this many WAL pages (512 MB), holding the
+  // event loop while it copies and syncs: fewer, larger ones copy a page a run of batches keeps
+  // rewriting once, not once per 64 MB. The WAL file keeps its largest size until the catalog closes.
+  database.pragma('wal_autocheckpoint = 131072');
   const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   // Without a WAL there is nothing to sync later: every commit then waits on the disk.
   const deferred = walMode ? new DeferredWalSync(`${database.name}-wal`) : null;
