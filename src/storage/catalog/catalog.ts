@@ -66,7 +66,7 @@ function openSqlite(dataDir: string): Catalog {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   // Capture reads and rewrites persons in batches of thousands, all over the file: 128 MB of page
-  // cache holds the whole catalog of a million events (about 100 MB), where 64 MB missed a third of
+  // cache holds the whole catalog of a million events (about 100 MB), where 64 MB held two thirds of
   // it. SQLite takes the memory as pages are read, so a small catalog costs no more; 256 MB added
   // 230 MB to the peak RSS of loading a million persons, with no gain there.
   database.pragma('cache_size = -131072');
