@@ -1,15 +1,11 @@
-import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
-import { PersonRepository } from '../persons/person-repository.js';
-import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
-import { PauseBetweenQueries } from '../storage/catalog/pause-between-queries.js';
+import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
-import { TimeSlices } from '../util/yield.js';
+import { BatchThread } from './batch-thread.js';
 import type { CaptureLog, CaptureLogEntry, HeldEvents, StoredCaptureLogEntry } from './capture-log.js';
+import type { EventRows } from './event-row-buffer.js';
 import type { EventWriter } from './event-writer.js';
-import type { GroupTypeRegistry } from './group-types.js';
-import { IngestionBatch } from './ingestion-batch.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
@@ -28,17 +24,10 @@ const MAX_BACKLOG_EVENTS = 40_000;
 const BATCH_FILL_MS = 1000;
 
 /**
- * The longest the consumer holds the event loop at a time. Captures are answered between
- * slices; held for a whole batch's preload or writes (a third of a second), the senders and the
- * decoding thread would sit idle meanwhile.
- */
-const SLICE_MS = 2;
-
-/**
- * Processes the capture log behind the acknowledgements, a batch at a time: person and group
- * processing, then the person changes and their replica outbox in one catalog transaction, then
- * the events into the warehouse and the definitions into the catalog while the next batch is
- * processed.
+ * Processes the capture log behind the acknowledgements, a batch at a time. The batch thread does
+ * person and group processing, commits the person changes and their replica outbox in one catalog
+ * transaction and records the definitions; then this thread inserts the events into the warehouse
+ * while the next batch is processed.
  *
  * A log entry is removed only once its events are in the warehouse, its definitions recorded
  * and its catalog commit durable. After a crash, a power failure or a failure, entries whose
@@ -53,28 +42,33 @@ const SLICE_MS = 2;
  */
 export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
-  private readonly persons = new PersonRepository();
+  private readonly thread: BatchThread;
   private unprocessed = 0;
   /** Logged entries not processed yet, by entry id in log order (see `handOver`). */
   private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
-  private readonly slices = new TimeSlices(SLICE_MS);
-  /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
-  private readonly db: CatalogDb;
 
   constructor(
     private readonly catalog: Catalog,
     private readonly log: CaptureLog,
     private readonly relay: OutboxRelay,
     private readonly writer: EventWriter,
-    private readonly groupTypes: GroupTypeRegistry,
-    private readonly definitions: DefinitionRecorder,
     /** Every person write (this consumer and the persons API) runs under this lock, in turn. */
     private readonly personWriteLock: Mutex,
     private readonly onBackgroundError: (error: unknown) => void,
   ) {
-    this.db = catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
+    this.thread = new BatchThread(catalog.options);
+  }
+
+  /** After an event definition is deleted, its next sighting must create it again. */
+  forgetEvent(teamId: number, name: string): void {
+    this.thread.forgetEvent(teamId, name);
+  }
+
+  /** Ends the batch thread; call after the last flush. */
+  close(): Promise<void> {
+    return this.thread.close();
   }
 
   /** Resolves once everything logged before the call is processed. */
@@ -148,13 +142,15 @@ export class IngestionConsumer {
         const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         after = entries[entries.length - 1]!.id;
-        const batch = await this.commitBatch(entries, storing);
-        storing = this.store(batch, after);
+        const rows = await this.commitBatch(entries);
+        // The event writer takes one call at a time.
+        await storing;
+        storing = this.store(rows, after);
         // The replicas are written while the next batch is processed; a failure surfaces below.
         this.relay.flush().catch(() => undefined);
       }
     } catch (error) {
-      // The event writer takes one call at a time: the next pass must not start beside this insert.
+      // The next pass must not start beside this insert.
       await storing?.catch(() => undefined);
       throw error;
     }
@@ -163,53 +159,27 @@ export class IngestionConsumer {
     this.writer.settled();
   }
 
-  /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
-  private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
-    const batch = new IngestionBatch({
-      db: this.db,
-      groupTypes: this.groupTypes,
-      persons: this.persons,
-      slices: this.slices,
-      definitions: this.definitions,
-    });
-    await this.personWriteLock.run(async () => {
-      try {
-        await batch.process(entries);
-        await previous;
-        // Durable before the entries are removed from the log (`store`), not on commit.
-        await this.catalog.deferredSyncTransaction(this.db, async (trx) => {
-          await batch.write(trx);
-          await this.relay.pruneApplied(trx);
-        });
-      } catch (error) {
-        this.groupTypes.forgetAll();
-        throw error;
-      }
-    });
+  /** Has the batch thread process and commit a batch, with no person write from the API between. */
+  private async commitBatch(entries: readonly StoredCaptureLogEntry[]): Promise<EventRows> {
+    const pruneOutboxThrough = this.relay.prunable;
+    const rows = await this.personWriteLock.run(() => this.thread.commit(entries, pruneOutboxThrough));
+    if (pruneOutboxThrough !== null) this.relay.markPruned(pruneOutboxThrough);
     this.dropHandedOver(entries[entries.length - 1]!.id);
     if (this.unprocessed <= MAX_BACKLOG_EVENTS) this.admitWaiting();
-    return batch;
+    return rows;
   }
 
   /**
-   * Stores a batch's events and definitions, makes its catalog commit durable, then removes the
-   * log entries it came from, up to `throughId`: until then, a crash processes them again.
+   * Stores a batch's events, makes its catalog commit durable, then removes the log entries it
+   * came from, up to `throughId`: until then, a crash processes them again.
    */
-  private store(batch: IngestionBatch, throughId: number): Promise<void> {
-    const done = Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)])
-      .then(throwFirstFailure)
+  private store(rows: EventRows, throughId: number): Promise<void> {
+    const done = this.writer
+      .insertNew(rows)
       .then(() => this.catalog.syncCommits())
       .then(() => this.log.remove(throughId));
-    // Awaited before the next commit or at the end of the pass; until then a failure must not count as unhandled.
+    // Awaited before the next store or at the end of the pass; until then a failure must not count as unhandled.
     done.catch(() => undefined);
     return done;
   }
-
-  private async recordDefinitions(batch: IngestionBatch): Promise<void> {
-    for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
-  }
-}
-
-function throwFirstFailure(results: PromiseSettledResult<void>[]): void {
-  for (const result of results) if (result.status === 'rejected') throw result.reason;
 }

@@ -1,7 +1,6 @@
 import { NotFound, ValidationError } from '../errors.js';
 import type { Project } from '../projects/project.js';
 import { nowIso } from '../util/time.js';
-import type { DefinitionRecorder } from './definition-recorder.js';
 import { pythonTypeName, readBooleanField, readDescription, readTags } from './definition-fields.js';
 import type { EventDefinition, EventDefinitionFilter } from './event-definition.js';
 import type { EventDefinitionChanges, EventDefinitionRepository } from './event-definition-repository.js';
@@ -22,11 +21,17 @@ export interface EventDefinitionPatch {
   owner?: unknown;
 }
 
+/** Whoever records definitions on ingestion, and remembers which it already stored. */
+export interface RecordedDefinitions {
+  /** After an event definition is deleted, its next sighting must create it again. */
+  forgetEvent(teamId: number, name: string): void;
+}
+
 export class EventDefinitionService {
   constructor(
     private readonly definitions: EventDefinitionRepository,
     private readonly volumes: EventVolumes,
-    private readonly recorder: DefinitionRecorder,
+    private readonly recorder: RecordedDefinitions,
   ) {}
 
   async list(project: Project, filter: EventDefinitionFilter, page: { limit: number; offset: number }) {
