@@ -3,11 +3,13 @@ import type { CaptureLog } from './capture/capture-log.js';
 import { CaptureService } from './capture/capture-service.js';
 import { FlagsService } from './flags/flags-service.js';
 import { EventWriter } from './capture/event-writer.js';
+import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
 import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';
 import { IngestionConsumer } from './capture/ingestion-consumer.js';
 import { Mutex } from './util/mutex.js';
 import { AccountRepository } from './accounts/account-repository.js';
+import { DefinitionRecorder } from './definitions/definition-recorder.js';
 import { EventDefinitionRepository } from './definitions/event-definition-repository.js';
 import { EventDefinitionService } from './definitions/event-definition-service.js';
 import { EventVolumes } from './definitions/event-volumes.js';
@@ -38,8 +40,11 @@ export interface AppContext {
   keys: KeyService;
   projects: ProjectService;
   projectRepository: ProjectRepository;
+  /** Records event and property definitions for ingested events. */
+  definitions: DefinitionRecorder;
   eventDefinitions: EventDefinitionService;
   propertyDefinitions: PropertyDefinitionService;
+  groupTypes: GroupTypeRegistry;
   /** Keeps the warehouse replicas of catalog rows in step. */
   relay: OutboxRelay;
   /** Processes acknowledged captures behind the answer; every read awaits it. */
@@ -59,6 +64,8 @@ export interface AppContext {
 export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse, captureLog: CaptureLog): AppContext {
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
+  const definitions = new DefinitionRecorder(catalog.db);
+  const groupTypes = new GroupTypeRegistry();
   const relay = new OutboxRelay(catalog.db, storedWarehouse, () => catalog.syncCommits());
   const personWriteLock = new Mutex();
   const ingestion = new IngestionConsumer(
@@ -66,6 +73,8 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     captureLog,
     relay,
     new EventWriter(storedWarehouse),
+    groupTypes,
+    definitions,
     personWriteLock,
     (error) => console.error('processing captured events failed; the next read or capture retries it', error),
   );
@@ -84,12 +93,14 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     keys: new KeyService(new KeyRepository(catalog.db)),
     projects: new ProjectService(projectRepository),
     projectRepository,
+    definitions,
     eventDefinitions: new EventDefinitionService(
       new EventDefinitionRepository(catalog.db, catalog.dialect),
       new EventVolumes(warehouse),
-      ingestion,
+      definitions,
     ),
     propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
+    groupTypes,
     relay,
     ingestion,
     personWriteLock,

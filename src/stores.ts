@@ -57,7 +57,6 @@ export async function openStores(config: Config): Promise<OpenStores> {
       async close() {
         await context.capture.close();
         await context.ingestion.flush();
-        await context.ingestion.close();
         await context.relay.pruneApplied(catalog.db);
         await captureLog.close();
         await warehouse.close();

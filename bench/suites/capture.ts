@@ -58,7 +58,7 @@ async function rawInsertRate(events: GeneratedEvent[]): Promise<number> {
     for (let index = 0; index < events.length; index += RAW_CHUNK) {
       const rows = new EventRowBuffer();
       for (const event of events.slice(index, index + RAW_CHUNK)) rows.add(rowOf(event, now));
-      await warehouse.insertRowBinary('events', EVENT_ROW_COLUMNS, rows.finish().encoded());
+      await warehouse.insertRowBinary('events', EVENT_ROW_COLUMNS, rows.encoded());
       bar.update(Math.min(events.length, index + RAW_CHUNK));
     }
     const seconds = (performance.now() - started) / 1000;

@@ -48,17 +48,6 @@ export const EVENT_ROW_COLUMNS: readonly WarehouseColumn[] = [
 ];
 
 /**
- * Encoded event rows as plain data, to cross between threads: `bytes` is a RowBinary buffer of
- * its own (transferable), `ends[i]` where row i ends in it, with each row's dedup key (project, uuid).
- */
-export interface EventRowsData {
-  bytes: Uint8Array;
-  ends: number[];
-  teamIds: number[];
-  uuids: string[];
-}
-
-/**
  * Event rows encoded in RowBinary into one buffer as they are made, with each row's dedup key
  * (project, uuid). A batch's rows wait for the warehouse insert while the next batch is
  * processed: kept as objects or strings they would be copied by every young-generation
@@ -68,7 +57,12 @@ export class EventRowBuffer {
   private readonly writer = new RowBinaryWriter();
   private readonly teamIds: number[] = [];
   private readonly uuids: string[] = [];
+  /** Where each row ends in the buffer. */
   private readonly ends: number[] = [];
+
+  get count(): number {
+    return this.ends.length;
+  }
 
   add(row: EventRow): void {
     const writer = this.writer;
@@ -95,35 +89,20 @@ export class EventRowBuffer {
     this.ends.push(writer.length);
   }
 
-  /** The rows added; the buffer takes no more. */
-  finish(): EventRows {
-    return new EventRows({ bytes: this.writer.bytes(), ends: this.ends, teamIds: this.teamIds, uuids: this.uuids });
-  }
-}
-
-/** Encoded event rows, read for the warehouse insert (see `EventWriter`). */
-export class EventRows {
-  constructor(readonly data: EventRowsData) {}
-
-  get count(): number {
-    return this.data.ends.length;
-  }
-
   teamIdOf(row: number): number {
-    return this.data.teamIds[row]!;
+    return this.teamIds[row]!;
   }
 
   uuidOf(row: number): string {
-    return this.data.uuids[row]!;
+    return this.uuids[row]!;
   }
 
   /** The encoded rows, leaving out those whose index is in `skipped`. */
-  encoded(skipped: ReadonlySet<number> = new Set()): Uint8Array {
-    const { bytes, ends } = this.data;
-    if (skipped.size === 0) return bytes;
-    const kept: Uint8Array[] = [];
-    for (let row = 0; row < ends.length; row++) {
-      if (!skipped.has(row)) kept.push(bytes.subarray(row === 0 ? 0 : ends[row - 1]!, ends[row]!));
+  encoded(skipped: ReadonlySet<number> = new Set()): Buffer {
+    if (skipped.size === 0) return this.writer.bytes();
+    const kept: Buffer[] = [];
+    for (let row = 0; row < this.ends.length; row++) {
+      if (!skipped.has(row)) kept.push(this.writer.bytes(row === 0 ? 0 : this.ends[row - 1]!, this.ends[row]!));
     }
     return Buffer.concat(kept);
   }

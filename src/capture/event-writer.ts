@@ -1,6 +1,6 @@
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import type { WarehouseColumn } from '../storage/warehouse/row-binary.js';
-import { EVENT_ROW_COLUMNS, type EventRows } from './event-row-buffer.js';
+import { EVENT_ROW_COLUMNS, type EventRowBuffer } from './event-row-buffer.js';
 
 /** What makes an event a duplicate: its project and uuid. */
 const EVENT_KEY_COLUMNS: readonly WarehouseColumn[] = [
@@ -25,7 +25,7 @@ export class EventWriter {
 
   constructor(private readonly warehouse: Warehouse) {}
 
-  async insertNew(rows: EventRows): Promise<void> {
+  async insertNew(rows: EventRowBuffer): Promise<void> {
     if (rows.count === 0) return;
     try {
       const stored = await this.storedKeys(this.uncertain ? 'events' : 'event_uuids', rows);
@@ -56,7 +56,7 @@ export class EventWriter {
     this.uncertain = false;
   }
 
-  private async storedKeys(table: 'events' | 'event_uuids', rows: EventRows): Promise<Set<string>> {
+  private async storedKeys(table: 'events' | 'event_uuids', rows: EventRowBuffer): Promise<Set<string>> {
     // event_uuids is ordered by (team_id, uuid), so it reads only the index ranges of these uuids;
     // events is ordered by day, so there the whole uuid column is read.
     const keys: [number, string][] = [];

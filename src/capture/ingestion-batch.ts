@@ -4,6 +4,7 @@ import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
 import { epochMsToMicros } from '../util/iso-time.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
+import type { TimeSlices } from '../util/yield.js';
 import { loggedEventsText, type StoredCaptureLogEntry } from './capture-log.js';
 import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
@@ -26,11 +27,13 @@ function personDistinctIds(event: NormalizedEvent): string[] {
   return source === null ? [event.distinctId] : [event.distinctId, source];
 }
 
-/** What a batch works with; the batch thread keeps them from one batch to the next. */
+/** What a batch works with; the consumer keeps them from one batch to the next. */
 export interface BatchServices {
+  /** The catalog, pausing between statements at the end of a time slice. */
   db: CatalogDb;
   groupTypes: GroupTypeRegistry;
   persons: PersonRepository;
+  slices: TimeSlices;
   definitions: DefinitionRecorder;
 }
 
@@ -41,8 +44,8 @@ interface CatalogChanges {
 /**
  * Person and group processing for consecutive capture-log entries, in log order. `process` only
  * reads the catalog and produces the warehouse rows; `write` then stores every person and group
- * change with its replica changes, in the caller's transaction. It runs on the capture batch
- * thread (see `BatchThread`), so it holds up no answer however long it takes.
+ * change with its replica changes, in the caller's transaction. Both pause at the end of each
+ * time slice (after a request's events, or a statement), so captures are answered meanwhile.
  */
 export class IngestionBatch {
   readonly rows = new EventRowBuffer();
@@ -84,9 +87,11 @@ export class IngestionBatch {
         const events = (parseWellFormedJson(json) as LoggedEvent[]).map(withPersonUpdate);
         chunk.push({ entry, json, events });
         size += events.length;
+        await this.using.slices.pause();
       }
       await persons.preload(chunk.flatMap(({ events }) => events.flatMap(personDistinctIds)));
       for (const { entry, json, events } of chunk) {
+        await this.using.slices.pause();
         await this.processRequest(teamId, entry, json, events, personProcessor, groupProcessor);
       }
     }

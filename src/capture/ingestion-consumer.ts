@@ -1,11 +1,15 @@
-import type { Catalog } from '../storage/catalog/catalog.js';
+import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
+import { PersonRepository } from '../persons/person-repository.js';
+import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
+import { PauseBetweenQueries } from '../storage/catalog/pause-between-queries.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
-import { BatchThread } from './batch-thread.js';
+import { TimeSlices } from '../util/yield.js';
 import type { CaptureLog, CaptureLogEntry, HeldEvents, StoredCaptureLogEntry } from './capture-log.js';
-import type { EventRows } from './event-row-buffer.js';
 import type { EventWriter } from './event-writer.js';
+import type { GroupTypeRegistry } from './group-types.js';
+import { IngestionBatch } from './ingestion-batch.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
@@ -24,10 +28,17 @@ const MAX_BACKLOG_EVENTS = 40_000;
 const BATCH_FILL_MS = 1000;
 
 /**
- * Processes the capture log behind the acknowledgements, a batch at a time. The batch thread does
- * person and group processing, commits the person changes and their replica outbox in one catalog
- * transaction and records the definitions; then this thread inserts the events into the warehouse
- * while the next batch is processed.
+ * The longest the consumer holds the event loop at a time. Captures are answered between
+ * slices; held for a whole batch's preload or writes (a third of a second), the senders and the
+ * decoding thread would sit idle meanwhile.
+ */
+const SLICE_MS = 2;
+
+/**
+ * Processes the capture log behind the acknowledgements, a batch at a time: person and group
+ * processing, then the person changes and their replica outbox in one catalog transaction, then
+ * the events into the warehouse and the definitions into the catalog while the next batch is
+ * processed.
  *
  * A log entry is removed only once its events are in the warehouse, its definitions recorded
  * and its catalog commit durable. After a crash, a power failure or a failure, entries whose
@@ -42,53 +53,35 @@ const BATCH_FILL_MS = 1000;
  */
 export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
-  private readonly thread: BatchThread;
+  private readonly persons = new PersonRepository();
   private unprocessed = 0;
   /** Logged entries not processed yet, by entry id in log order (see `handOver`). */
   private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
-  /**
-   * The store of the last batch committed. A pass ends without waiting for it, so the batch
-   * thread starts the next pass's first batch meanwhile (waiting, it sat idle a tenth of the time).
-   */
-  private lastStore: Promise<void> = Promise.resolve();
-  /** The last log entry committed by the batch thread; 0 after a failure, so the next pass reads the log from its start. */
-  private committedThrough = 0;
-  /** Stores that failed, and the last one's error: a pass fails when one fails after it began. */
-  private storeFailures = 0;
-  private lastStoreError: unknown = null;
+  private readonly slices = new TimeSlices(SLICE_MS);
+  /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
+  private readonly db: CatalogDb;
 
   constructor(
     private readonly catalog: Catalog,
     private readonly log: CaptureLog,
     private readonly relay: OutboxRelay,
     private readonly writer: EventWriter,
+    private readonly groupTypes: GroupTypeRegistry,
+    private readonly definitions: DefinitionRecorder,
     /** Every person write (this consumer and the persons API) runs under this lock, in turn. */
     private readonly personWriteLock: Mutex,
     private readonly onBackgroundError: (error: unknown) => void,
   ) {
-    this.thread = new BatchThread(catalog.options);
+    this.db = catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
   }
 
-  /** After an event definition is deleted, its next sighting must create it again. */
-  forgetEvent(teamId: number, name: string): void {
-    this.thread.forgetEvent(teamId, name);
-  }
-
-  /** Ends the batch thread; call after the last flush. */
-  close(): Promise<void> {
-    return this.thread.close();
-  }
-
-  /** Resolves once everything logged before the call is processed, stored and replicated. */
-  async flush(): Promise<void> {
+  /** Resolves once everything logged before the call is processed. */
+  flush(): Promise<void> {
     if (this.fillTimer) clearTimeout(this.fillTimer);
     this.fillTimer = null;
-    await this.runner.run();
-    // A later pass may have stored more meanwhile; stores run in order, so this includes ours.
-    await this.lastStore;
-    await this.relay.flush();
+    return this.runner.run();
   }
 
   /** Starts a flush without waiting for it; a failure is reported, and the next flush retries it. */
@@ -148,64 +141,75 @@ export class IngestionConsumer {
     await this.relay.flush();
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
     const end = await this.log.lastId();
-    // Entries the previous pass committed may still be in the log, their store under way.
-    let after = this.committedThrough;
-    const failuresBefore = this.storeFailures;
+    let after = 0;
+    let storing: Promise<void> | null = null;
     try {
       for (;;) {
         const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         after = entries[entries.length - 1]!.id;
-        const rows = await this.commitBatch(entries);
-        this.committedThrough = after;
-        // The event writer takes one call at a time. Once a store has failed, this pass must not
-        // store: removing its entries from the log would take the failed batch's along.
-        await this.lastStore.catch(() => undefined);
-        if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
-        this.lastStore = this.store(rows, after);
+        const batch = await this.commitBatch(entries, storing);
+        storing = this.store(batch, after);
         // The replicas are written while the next batch is processed; a failure surfaces below.
         this.relay.flush().catch(() => undefined);
       }
     } catch (error) {
-      this.committedThrough = 0;
+      // The event writer takes one call at a time: the next pass must not start beside this insert.
+      await storing?.catch(() => undefined);
       throw error;
     }
+    await storing;
+    await this.relay.flush();
+    this.writer.settled();
   }
 
-  /** Has the batch thread process and commit a batch, with no person write from the API between. */
-  private async commitBatch(entries: readonly StoredCaptureLogEntry[]): Promise<EventRows> {
-    const pruneOutboxThrough = this.relay.prunable;
-    const rows = await this.personWriteLock.run(() => this.thread.commit(entries, pruneOutboxThrough));
-    if (pruneOutboxThrough !== null) this.relay.markPruned(pruneOutboxThrough);
+  /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
+  private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
+    const batch = new IngestionBatch({
+      db: this.db,
+      groupTypes: this.groupTypes,
+      persons: this.persons,
+      slices: this.slices,
+      definitions: this.definitions,
+    });
+    await this.personWriteLock.run(async () => {
+      try {
+        await batch.process(entries);
+        await previous;
+        // Durable before the entries are removed from the log (`store`), not on commit.
+        await this.catalog.deferredSyncTransaction(this.db, async (trx) => {
+          await batch.write(trx);
+          await this.relay.pruneApplied(trx);
+        });
+      } catch (error) {
+        this.groupTypes.forgetAll();
+        throw error;
+      }
+    });
     this.dropHandedOver(entries[entries.length - 1]!.id);
     if (this.unprocessed <= MAX_BACKLOG_EVENTS) this.admitWaiting();
-    return rows;
+    return batch;
   }
 
   /**
-   * Stores a batch's events, makes its catalog commit durable, then removes the log entries it
-   * came from, up to `throughId`: until then, a crash processes them again.
+   * Stores a batch's events and definitions, makes its catalog commit durable, then removes the
+   * log entries it came from, up to `throughId`: until then, a crash processes them again.
    */
-  private store(rows: EventRows, throughId: number): Promise<void> {
-    const done = this.writer
-      .insertNew(rows)
+  private store(batch: IngestionBatch, throughId: number): Promise<void> {
+    const done = Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)])
+      .then(throwFirstFailure)
       .then(() => this.catalog.syncCommits())
-      .then(() => this.log.remove(throughId))
-      .then(
-        () => {
-          // Every event logged through here is stored: the writer can trust its uuid index again.
-          if (throughId === this.committedThrough) this.writer.settled();
-        },
-        (error: unknown) => {
-          // What failed is still in the log: the next pass reads it again from the start.
-          this.committedThrough = 0;
-          this.storeFailures += 1;
-          this.lastStoreError = error;
-          throw error;
-        },
-      );
-    // Awaited before the next store and by every flush; until then a failure must not count as unhandled.
+      .then(() => this.log.remove(throughId));
+    // Awaited before the next commit or at the end of the pass; until then a failure must not count as unhandled.
     done.catch(() => undefined);
     return done;
   }
+
+  private async recordDefinitions(batch: IngestionBatch): Promise<void> {
+    for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+  }
+}
+
+function throwFirstFailure(results: PromiseSettledResult<void>[]): void {
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
 }

@@ -25,7 +25,7 @@ export async function drainLegacyPendingEvents(db: CatalogDb, writer: EventWrite
       const teamId = Number(batch.team_id);
       for (const line of batch.rows.split('\n')) rows.add(eventRowOfLegacyLine(teamId, line));
     }
-    await writer.insertNew(rows.finish());
+    await writer.insertNew(rows);
     await db.deleteFrom(TABLE).where('id', '<=', Number(batches[batches.length - 1]!.id)).execute();
   }
   await db.schema.dropTable(TABLE).execute();

@@ -1,6 +1,7 @@
 import { NotFound, ValidationError } from '../errors.js';
 import type { Project } from '../projects/project.js';
 import { nowIso } from '../util/time.js';
+import type { DefinitionRecorder } from './definition-recorder.js';
 import { pythonTypeName, readBooleanField, readDescription, readTags } from './definition-fields.js';
 import type { EventDefinition, EventDefinitionFilter } from './event-definition.js';
 import type { EventDefinitionChanges, EventDefinitionRepository } from './event-definition-repository.js';
@@ -21,17 +22,11 @@ export interface EventDefinitionPatch {
   owner?: unknown;
 }
 
-/** Whoever records definitions on ingestion, and remembers which it already stored. */
-export interface RecordedDefinitions {
-  /** After an event definition is deleted, its next sighting must create it again. */
-  forgetEvent(teamId: number, name: string): void;
-}
-
 export class EventDefinitionService {
   constructor(
     private readonly definitions: EventDefinitionRepository,
     private readonly volumes: EventVolumes,
-    private readonly recorder: RecordedDefinitions,
+    private readonly recorder: DefinitionRecorder,
   ) {}
 
   async list(project: Project, filter: EventDefinitionFilter, page: { limit: number; offset: number }) {

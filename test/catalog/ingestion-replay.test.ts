@@ -10,6 +10,7 @@ import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { decodeEventRows } from '../support/event-rows.js';
 import { isoWithMicros } from '../../src/util/iso-time.js';
+import { TimeSlices } from '../../src/util/yield.js';
 
 const T0 = Date.UTC(2024, 5, 15, 10, 20, 0);
 let sequence = 0;
@@ -76,6 +77,7 @@ for (const backend of CATALOG_BACKENDS) {
         db: catalog.db,
         groupTypes: new GroupTypeRegistry(),
         persons: new PersonRepository(),
+        slices: new TimeSlices(5),
         definitions: new DefinitionRecorder(catalog.db),
       });
       await batch.process(logged);
@@ -121,7 +123,7 @@ for (const backend of CATALOG_BACKENDS) {
 
       const again = await apply(entries());
       assert.deepEqual(await catalogState(), state);
-      const personIds = (batch: IngestionBatch) => decodeEventRows(Buffer.from(batch.rows.finish().encoded())).map((row) => row.person_id);
+      const personIds = (batch: IngestionBatch) => decodeEventRows(batch.rows.encoded()).map((row) => row.person_id);
       const firstIds = personIds(first);
       assert.deepEqual(
         personIds(again),

@@ -36,7 +36,7 @@ test('the warehouse stores every column of an event row as given', async () => {
       }),
     );
     rows.add(eventRowFixture({ uuid: '0190a3f2-0000-7000-8000-000000000010', event: 'second' }));
-    await new EventWriter(warehouse).insertNew(rows.finish());
+    await new EventWriter(warehouse).insertNew(rows);
     const stored = await warehouse.query(
       `SELECT toString(uuid) AS uuid, toString(team_id) AS team_id, event, distinct_id, properties, toString(timestamp) AS timestamp,
               toString(created_at) AS created_at, elements_chain, toString(person_id) AS person_id, person_properties,

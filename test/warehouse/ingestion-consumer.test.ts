@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { sql } from 'kysely';
 import { bootstrapIfEmpty } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
+import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { openCatalog, type Catalog } from '../../src/storage/catalog/catalog.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
@@ -85,13 +85,12 @@ async function withStores<W extends Warehouse>(warehouseOf: (stored: ChdbWarehou
   const catalog = await openCatalog(config);
   const warehouse = warehouseOf(new ChdbWarehouse(`${directory}/warehouse`));
   const captureLog = await FileCaptureLog.open(`${directory}/capture-log`);
-  const context = createContext(config, catalog, warehouse, captureLog);
   try {
     await migrateWarehouse(warehouse);
+    const context = createContext(config, catalog, warehouse, captureLog);
     const { projectToken, projectId } = (await bootstrapIfEmpty(context))!;
     await work({ catalog, warehouse, captureLog, context, projectToken, projectId });
   } finally {
-    await context.ingestion.close();
     await captureLog.close();
     await warehouse.close();
     await catalog.close();
@@ -137,20 +136,24 @@ test('acknowledged events survive a failed warehouse insert: the next pass store
 
 test('log entries stay until their definitions are recorded: a failed recording is made by the next pass', () =>
   withStores((stored) => stored, async ({ catalog, warehouse, captureLog, context, projectToken: token }) => {
-    // The batch thread records definitions on its own connection: the catalog itself refuses them.
-    await sql`CREATE TRIGGER refuse_definitions BEFORE INSERT ON event_definitions BEGIN SELECT RAISE(ABORT, 'injected: the catalog refused the definitions'); END`.execute(catalog.db);
-    await context.capture.capture(request(token, [{ event: 'order placed', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { amount: 5 } }]));
-    await assert.rejects(context.ingestion.flush(), /injected/);
-    assert.equal((await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER)).length, 1, 'the entry is kept');
+    const record = DefinitionRecorder.prototype.record;
+    DefinitionRecorder.prototype.record = () => Promise.reject(new Error('injected: the catalog refused the definitions'));
+    try {
+      await context.capture.capture(request(token, [{ event: 'order placed', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { amount: 5 } }]));
+      await assert.rejects(context.ingestion.flush(), /injected/);
+      assert.equal((await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER)).length, 1, 'the entry is kept');
 
-    await sql`DROP TRIGGER refuse_definitions`.execute(catalog.db);
-    await context.ingestion.flush();
-    const definitions = await catalog.db.selectFrom('event_definitions').select('name').execute();
-    assert.deepEqual(definitions.map((row) => row.name), ['order placed']);
-    const properties = await catalog.db.selectFrom('property_definitions').select(['name', 'property_type']).where('name', '=', 'amount').execute();
-    assert.deepEqual(properties, [{ name: 'amount', property_type: 'Numeric' }]);
-    assert.equal((await warehouse.query('SELECT uuid FROM events')).length, 1, 'stored once');
-    assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), []);
+      DefinitionRecorder.prototype.record = record;
+      await context.ingestion.flush();
+      const definitions = await catalog.db.selectFrom('event_definitions').select('name').execute();
+      assert.deepEqual(definitions.map((row) => row.name), ['order placed']);
+      const properties = await catalog.db.selectFrom('property_definitions').select(['name', 'property_type']).where('name', '=', 'amount').execute();
+      assert.deepEqual(properties, [{ name: 'amount', property_type: 'Numeric' }]);
+      assert.equal((await warehouse.query('SELECT uuid FROM events')).length, 1, 'stored once');
+      assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), []);
+    } finally {
+      DefinitionRecorder.prototype.record = record;
+    }
   }));
 
 test('a person changed through the API between batches is what the next batch builds on', () =>

@@ -14,15 +14,13 @@ export type CatalogDb = Kysely<CatalogSchema>;
 export interface Catalog {
   readonly db: CatalogDb;
   readonly dialect: CatalogDialect;
-  /** Where the catalog is: another thread opens its own connection with these (`connectCatalog`). */
-  readonly options: CatalogOptions;
   /**
    * Runs `work` in a transaction on `db` (the catalog's, or one derived from it with plugins)
    * that is durable only once a later `syncCommits()` resolves: for bulk writes whose source is
    * kept durable elsewhere until then. Embedded, the commit then does not wait on the disk.
    */
   deferredSyncTransaction<T>(db: CatalogDb, work: (trx: Transaction<CatalogSchema>) => Promise<T>): Promise<T>;
-  /** Makes every transaction committed so far durable, by any connection (the capture batch thread has its own). */
+  /** Makes every transaction committed so far durable. */
   syncCommits(): Promise<void>;
   close(): Promise<void>;
 }
@@ -38,22 +36,16 @@ export const SQLITE_FILE = 'catalog.sqlite';
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * The connection as Kysely sees it, with two changes. Transactions take the write lock when they
- * begin: two connections write the catalog (the server's and the capture batch thread's), and a
- * transaction that read first and then wrote after the other had committed would fail at once
- * (SQLITE_BUSY_SNAPSHOT) instead of waiting its turn (busy_timeout).
- *
- * And prepared statements are kept by SQL text (least recently used dropped first): Kysely
- * prepares every query it runs, and capture runs the same few shapes thousands of times a second.
- * Kysely runs one query at a time on the connection and never streams here, so a statement is
- * never reused while it is still running.
+ * The connection as Kysely sees it, with its prepared statements kept by SQL text (least recently
+ * used dropped first). Kysely prepares every query it runs, and capture runs the same few shapes
+ * thousands of times a second. Kysely runs one query at a time on the connection and never
+ * streams here, so a statement is never reused while it is still running.
  */
-function forKysely(database: Database.Database): SqliteDatabase {
+function withStatementCache(database: Database.Database): SqliteDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => database.close(),
-    prepare(query: string) {
-      const sql = query === 'begin' ? 'begin immediate' : query;
+    prepare(sql: string) {
       let statement = statements.get(sql);
       if (statement) statements.delete(sql);
       else statement = database.prepare(sql);
@@ -64,8 +56,7 @@ function forKysely(database: Database.Database): SqliteDatabase {
   };
 }
 
-function openSqlite(options: CatalogOptions): Catalog {
-  const { dataDir } = options;
+function openSqlite(dataDir: string): Catalog {
   fs.mkdirSync(dataDir, { recursive: true });
   const database = new Database(path.join(dataDir, SQLITE_FILE));
   // A file system without shared memory can refuse WAL; SQLite then keeps its rollback journal.
@@ -83,13 +74,12 @@ function openSqlite(options: CatalogOptions): Catalog {
   // event loop while it copies and syncs: fewer, larger ones copy a page a run of batches keeps
   // rewriting once, not once per 64 MB. The WAL file keeps its largest size until the catalog closes.
   database.pragma('wal_autocheckpoint = 131072');
-  const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: forKysely(database) }) });
+  const db = new Kysely<CatalogSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   // Without a WAL there is nothing to sync later: every commit then waits on the disk.
   const deferred = walMode ? new DeferredWalSync(`${database.name}-wal`) : null;
   return {
     db,
     dialect: 'sqlite',
-    options,
     deferredSyncTransaction: (on, work) => (deferred ? deferred.transaction(on, work) : on.transaction().execute(work)),
     syncCommits: async () => deferred?.sync(),
     close: async () => {
@@ -99,14 +89,12 @@ function openSqlite(options: CatalogOptions): Catalog {
   };
 }
 
-function openPostgres(options: CatalogOptions & { databaseUrl: string }): Catalog {
-  const { databaseUrl } = options;
+function openPostgres(databaseUrl: string): Catalog {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const db = new Kysely<CatalogSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: 'postgres',
-    options,
     // PostgreSQL commits are durable at once; their cost is on the server, not in this process.
     deferredSyncTransaction: (on, work) => on.transaction().execute(work),
     syncCommits: async () => undefined,
@@ -114,15 +102,9 @@ function openPostgres(options: CatalogOptions & { databaseUrl: string }): Catalo
   };
 }
 
-/** A connection to a catalog whose schema is up to date (`openCatalog` brought it there). */
-export function connectCatalog(options: CatalogOptions): Catalog {
-  const { databaseUrl, dataDir } = options;
-  return databaseUrl ? openPostgres({ databaseUrl, dataDir }) : openSqlite({ databaseUrl, dataDir });
-}
-
 /** Opens the catalog and brings its schema to the latest version. */
 export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
-  const catalog = connectCatalog(options);
+  const catalog = options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
   try {
     const migrator = new Migrator({
       db: catalog.db,

@@ -19,6 +19,8 @@ import type { CatalogSchema } from './schema.js';
  * event (twice what its commit writes to the WAL), all through system calls.
  */
 export class DeferredWalSync {
+  private committed = 0;
+  private synced = 0;
   private wal: Promise<FileHandle> | null = null;
 
   constructor(private readonly walFile: string) {}
@@ -32,17 +34,17 @@ export class DeferredWalSync {
       try {
         return await connection.transaction().execute(work);
       } finally {
+        this.committed += 1;
         await sql`PRAGMA temp_store = DEFAULT`.execute(connection);
         await sql`PRAGMA synchronous = FULL`.execute(connection);
       }
     });
   }
 
-  /**
-   * Makes every transaction committed so far durable, by any connection to the file: the capture
-   * batch thread commits on its own.
-   */
+  /** Makes every transaction committed so far durable. */
   async sync(): Promise<void> {
+    const target = this.committed;
+    if (this.synced >= target) return;
     // The WAL keeps its file while the database is open; syncing it through any descriptor syncs
     // the frames SQLite wrote.
     this.wal ??= fs.promises.open(this.walFile, 'r+').catch((error: unknown) => {
@@ -51,6 +53,7 @@ export class DeferredWalSync {
       throw error;
     });
     await (await this.wal).datasync();
+    this.synced = Math.max(this.synced, target);
   }
 
   async close(): Promise<void> {

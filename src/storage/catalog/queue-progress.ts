@@ -29,28 +29,11 @@ export class QueueProgress {
     return this.carried - this.pruned >= this.pruneThreshold;
   }
 
-  /**
-   * The last carried row not deleted yet, if any. A writer on another connection deletes the rows
-   * through it in its own transaction (`deleteQueueRows`), then reports it (`markPruned`).
-   */
-  get prunable(): number | null {
-    return this.carried > this.pruned ? this.carried : null;
-  }
-
-  markPruned(through: number): void {
-    this.pruned = Math.max(this.pruned, through);
-  }
-
   /** Deletes the carried rows, in the caller's transaction. */
   async prune(db: CatalogDb): Promise<void> {
-    const through = this.prunable;
-    if (through === null) return;
-    await deleteQueueRows(db, this.table, through);
-    this.markPruned(through);
+    const through = this.carried;
+    if (through <= this.pruned) return;
+    await db.deleteFrom(this.table).where('id', '<=', through).execute();
+    this.pruned = through;
   }
-}
-
-/** Deletes a queue's rows through id `through`. */
-export async function deleteQueueRows(db: CatalogDb, table: 'warehouse_outbox', through: number): Promise<void> {
-  await db.deleteFrom(table).where('id', '<=', through).execute();
 }

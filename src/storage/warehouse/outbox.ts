@@ -118,7 +118,7 @@ function rowsByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, Outbox
  * await `flush()` after committing, so the warehouse is in step before they answer; start-up
  * calls it to replay what a crash left. Applied rows are removed later (`pruneApplied`);
  * re-applying a row after a crash is harmless because its version is the same. Only durable rows
- * are applied (synced after they are read): a row a power failure could still take back would leave the
+ * are applied (`syncCommits` first): a row a power failure could still take back would leave the
  * replica ahead of the catalog, under a version a later row may reuse.
  */
 export class OutboxRelay {
@@ -142,16 +142,8 @@ export class OutboxRelay {
     return this.progress.prune(db);
   }
 
-  /** The last applied outbox row not deleted yet: the capture batch thread deletes through it, then reports it with `markPruned`. */
-  get prunable(): number | null {
-    return this.progress.prunable;
-  }
-
-  markPruned(through: number): void {
-    this.progress.markPruned(through);
-  }
-
   private async drain(): Promise<void> {
+    await this.syncCommits();
     for (;;) {
       const rows = await this.db
         .selectFrom('warehouse_outbox')
@@ -161,9 +153,6 @@ export class OutboxRelay {
         .limit(RELAY_CHUNK)
         .execute();
       if (rows.length > 0) {
-        // The rows read are committed, by this connection or the batch thread's; not yet durable
-        // perhaps, so they are synced before any is applied.
-        await this.syncCommits();
         const encoded = new Map<ReplicaTable, EncodedOutboxRow[]>();
         const jsonLines = new Map<string, string[]>();
         for (const row of rows) {
