@@ -86,6 +86,11 @@ describe('capture: payload forms, responses and timestamps', () => {
     }), { 'content-type': 'application/json' });
     await post(`/e/?_=${now + 120_000}`, json([event('query-sent-at', { timestamp: new Date(now + 110_000).toISOString() })]), { 'content-type': 'application/json' });
 
+    // A backfill: one request whose events fall in 150 months, more partitions than ClickHouse
+    // takes in one insert by default.
+    const months = Array.from({ length: 150 }, (_, month) => event('backfill', { timestamp: new Date(Date.UTC(2000, month, 15)).toISOString() }));
+    await record('backfill', post('/batch/', json({ api_key: token, batch: months }), { 'content-type': 'application/json' }));
+
     const duplicate = event('duplicate', { uuid: '01900000-0000-7000-8000-0000000000aa' });
     await post('/batch/', json({ api_key: token, batch: [duplicate, duplicate] }), { 'content-type': 'application/json' });
     await record('duplicate-retry', post('/batch/', json({ api_key: token, batch: [duplicate] }), { 'content-type': 'application/json' }));
@@ -155,6 +160,17 @@ describe('capture: payload forms, responses and timestamps', () => {
   test('timestamps: the far future clamps to now and garbage becomes now', () => {
     assert.ok(Math.abs(storedTime('far-future') - sendTimes.now!) < 5_000);
     assert.ok(Math.abs(storedTime('garbage-time') - sendTimes.now!) < 5_000);
+  });
+
+  test('a backfill spanning 150 months in one request is stored whole', async () => {
+    assert.equal(responses()['backfill']!.status, 200);
+    const stored = storedNamed('backfill').map((stored) => stored.timestamp.slice(0, 7));
+    assert.equal(stored.length, 150);
+    assert.equal(new Set(stored).size, 150);
+    assert.equal(stored.sort()[0], '2000-01');
+    assert.equal(stored[149], '2012-06');
+    const read = await server.get('/api/projects/1/persons/');
+    assert.equal(read.status, 200, read.text);
   });
 
   test('an event uuid is stored once, within a request and across retries', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Session } from 'chdb';
-import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
+import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import { RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
@@ -22,7 +22,7 @@ export class ChdbWarehouse implements Warehouse {
     this.staging = path.join(directory, STAGING_DIRECTORY);
     fs.rmSync(this.staging, { recursive: true, force: true });
     fs.mkdirSync(this.staging);
-    const connectionArgs = Object.entries(WAREHOUSE_QUERY_SETTINGS).map(([name, value]) => `--${name}=${value}`);
+    const connectionArgs = Object.entries({ ...WAREHOUSE_QUERY_SETTINGS, ...WAREHOUSE_INSERT_SETTINGS }).map(([name, value]) => `--${name}=${value}`);
     this.session = new Session(directory, { connectionArgs });
   }
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
-import { WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
+import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import type { WarehouseColumn } from './row-binary.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import type { QueryParams, Warehouse } from './warehouse.js';
@@ -21,6 +21,7 @@ export class ClickhouseWarehouse implements Warehouse {
         // Async inserts batch small writes server-side; waiting for them keeps acknowledgements honest.
         async_insert: 1,
         wait_for_async_insert: 1,
+        ...WAREHOUSE_INSERT_SETTINGS,
       },
     });
   }

@@ -8,3 +8,13 @@
 export const WAREHOUSE_QUERY_SETTINGS: Readonly<Record<string, string>> = {
   query_plan_join_swap_table: '0',
 };
+
+/**
+ * Settings every warehouse insert runs with. The events table is partitioned by month, and
+ * ClickHouse refuses an insert whose rows fall in more than 100 partitions: a backfill of ten
+ * years in one batch would be refused on every retry, and no read could pass it. Each partition
+ * gets a part of its own instead, merged later.
+ */
+export const WAREHOUSE_INSERT_SETTINGS: Readonly<Record<string, string>> = {
+  max_partitions_per_insert_block: '0',
+};
