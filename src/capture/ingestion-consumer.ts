@@ -59,6 +59,16 @@ export class IngestionConsumer {
   private readonly handedOver = new Map<number, CaptureLogEntry>();
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
+  /**
+   * The store of the last batch committed. A pass ends without waiting for it, so the next pass
+   * processes its first batch meanwhile: waiting, the consumer sat idle for a tenth of each pass.
+   */
+  private lastStore: Promise<void> = Promise.resolve();
+  /** The last log entry committed; 0 after a failure, so the next pass reads the log from its start. */
+  private committedThrough = 0;
+  /** Stores that failed, and the last one's error: a pass fails when a store fails after it began. */
+  private storeFailures = 0;
+  private lastStoreError: unknown = null;
   private readonly slices = new TimeSlices(SLICE_MS);
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
@@ -77,11 +87,14 @@ export class IngestionConsumer {
     this.db = catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
   }
 
-  /** Resolves once everything logged before the call is processed. */
-  flush(): Promise<void> {
+  /** Resolves once everything logged before the call is processed, stored and replicated. */
+  async flush(): Promise<void> {
     if (this.fillTimer) clearTimeout(this.fillTimer);
     this.fillTimer = null;
-    return this.runner.run();
+    await this.runner.run();
+    // A later pass may have stored more meanwhile; stores run in order, so this includes ours.
+    await this.lastStore;
+    await this.relay.flush();
   }
 
   /** Starts a flush without waiting for it; a failure is reported, and the next flush retries it. */
@@ -141,30 +154,42 @@ export class IngestionConsumer {
     await this.relay.flush();
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
     const end = await this.log.lastId();
-    let after = 0;
-    let storing: Promise<void> | null = null;
+    // Entries the previous pass committed may still be in the log, their store under way.
+    let after = this.committedThrough;
+    const failuresBefore = this.storeFailures;
+    let committed = false;
     try {
       for (;;) {
         const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
+        committed = true;
         after = entries[entries.length - 1]!.id;
-        const batch = await this.commitBatch(entries, storing);
-        storing = this.store(batch, after);
-        // The replicas are written while the next batch is processed; a failure surfaces below.
+        const batch = await this.commitBatch(entries, failuresBefore);
+        this.committedThrough = after;
+        this.lastStore = this.store(batch, after);
+        // The replicas are written while the next batch is processed; `flush` waits for them.
         this.relay.flush().catch(() => undefined);
       }
     } catch (error) {
-      // The event writer takes one call at a time: the next pass must not start beside this insert.
-      await storing?.catch(() => undefined);
+      this.committedThrough = 0;
       throw error;
     }
-    await storing;
-    await this.relay.flush();
-    this.writer.settled();
+    // Nothing was left to process (at start-up with an empty log, say): once the last store is
+    // in, every logged event is stored. A store settles the writer itself otherwise.
+    if (!committed) this.lastStore.then(() => this.settleWriter(after), () => undefined);
   }
 
-  /** Processes a batch and commits its catalog changes once the `previous` batch is stored. */
-  private async commitBatch(entries: readonly StoredCaptureLogEntry[], previous: Promise<void> | null): Promise<IngestionBatch> {
+  /** Tells the writer its uuid index is complete if nothing was committed after `throughId`. */
+  private settleWriter(throughId: number): void {
+    if (throughId === this.committedThrough) this.writer.settled();
+  }
+
+  /**
+   * Processes a batch and commits its catalog changes once the batch before it is stored. A
+   * store that failed since the pass began fails the batch: the event writer takes one call at a
+   * time, and removing this batch's entries from the log would take the failed batch's along.
+   */
+  private async commitBatch(entries: readonly StoredCaptureLogEntry[], failuresBefore: number): Promise<IngestionBatch> {
     const batch = new IngestionBatch({
       db: this.db,
       groupTypes: this.groupTypes,
@@ -175,7 +200,8 @@ export class IngestionConsumer {
     await this.personWriteLock.run(async () => {
       try {
         await batch.process(entries);
-        await previous;
+        await this.lastStore.catch(() => undefined);
+        if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
         // Durable before the entries are removed from the log (`store`), not on commit.
         await this.catalog.deferredSyncTransaction(this.db, async (trx) => {
           await batch.write(trx);
@@ -199,8 +225,18 @@ export class IngestionConsumer {
     const done = Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)])
       .then(throwFirstFailure)
       .then(() => this.catalog.syncCommits())
-      .then(() => this.log.remove(throughId));
-    // Awaited before the next commit or at the end of the pass; until then a failure must not count as unhandled.
+      .then(() => this.log.remove(throughId))
+      .then(
+        () => this.settleWriter(throughId),
+        (error: unknown) => {
+          // What failed is still in the log: the next pass reads it again from the start.
+          this.committedThrough = 0;
+          this.storeFailures += 1;
+          this.lastStoreError = error;
+          throw error;
+        },
+      );
+    // Awaited before the next commit and by every flush; until then a failure must not count as unhandled.
     done.catch(() => undefined);
     return done;
   }
