@@ -175,3 +175,23 @@ test('a person changed through the API between batches is what the next batch bu
       const [row] = await warehouse.query<{ person_properties: string }>("SELECT person_properties FROM events WHERE event = 'color picked'");
       assert.deepEqual(JSON.parse(row!.person_properties), { plan: 'pro', color: 'red', $creator_event_uuid: '0190a3f2-0000-7000-8000-000000000001' });
   }));
+
+test('without reads, a full batch is processed at once and fewer events after their fill time', () =>
+  withStores((stored) => stored, async ({ warehouse, captureLog, context, projectToken }) => {
+    const events = (sent: number) =>
+      Array.from({ length: 100 }, (_, index) => ({ event: 'tick', distinct_id: `user-${index}`, uuid: `0190a3f2-0000-7000-8000-${String(sent * 100 + index).padStart(12, '0')}` }));
+    const logged = async () => (await captureLog.read(1_000_000, 0, Number.MAX_SAFE_INTEGER)).length;
+    const stored = async () => Number((await warehouse.query<{ n: string }>('SELECT count() AS n FROM events'))[0]!.n);
+    // Nothing here flushes: only the passes that arriving captures and the fill time start.
+    const processed = async () => {
+      const deadline = Date.now() + 30_000;
+      while ((await logged()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await logged(), 0, 'every entry is processed and removed');
+    };
+    for (let sent = 0; sent < 200; sent++) await context.capture.capture(request(projectToken, events(sent)));
+    await processed();
+    assert.equal(await stored(), 20_000);
+    for (let sent = 200; sent < 205; sent++) await context.capture.capture(request(projectToken, events(sent)));
+    await processed();
+    assert.equal(await stored(), 20_500);
+  }));
