@@ -3,6 +3,7 @@ import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { detectPropertyType, type PropertyType } from './property-type.js';
 import { NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
 import { RecentWrites } from './recent-writes.js';
+import { replaceNul } from '../util/nul.js';
 
 /** An ingested event as the recorder needs it. */
 export interface RecordableEvent {
@@ -34,11 +35,6 @@ const REMEMBERED_WRITES = 200_000;
 function fitsColumn(name: string): boolean {
   // A UTF-16 code unit never takes more than 3 UTF-8 bytes, so short names need no encoding.
   return name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES;
-}
-
-/** PostgreSQL text cannot hold NUL; PostHog stores U+FFFD in its place. */
-function sanitize(name: string): string {
-  return name.includes('\u0000') ? name.replaceAll('\u0000', '\uFFFD') : name;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -153,7 +149,7 @@ export class DefinitionRecorder {
     const settled = event.event === '$groupidentify' ? null : this.settledFor(teamId, event.event);
     if (settled && settled.period === period && isSettled(properties, settled)) return;
 
-    const name = sanitize(event.event);
+    const name = replaceNul(event.event);
     const key = eventKey(teamId, name);
     if (this.eventsSeenInPeriod.get(key) !== period) pending.events.set(key, name);
     else if (settled) settled.period = period;
@@ -168,7 +164,7 @@ export class DefinitionRecorder {
 
     for (const [property, value] of Object.entries(properties)) {
       if (NON_EVENT_PROPERTIES.has(property) || !fitsColumn(property)) continue;
-      const propertyName = sanitize(property);
+      const propertyName = replaceNul(property);
       const typed = this.collectProperty(teamId, propertyName, value, PropertyDefinitionKind.Event, NO_GROUP_TYPE, nowMs, pending);
       let linked = true;
       if (!UNLINKED_PROPERTY_PREFIXES.some((prefix) => property.startsWith(prefix))) {
@@ -222,7 +218,7 @@ export class DefinitionRecorder {
   ): void {
     for (const [property, value] of Object.entries(properties)) {
       if (!fitsColumn(property)) continue;
-      const typed = this.collectProperty(teamId, sanitize(property), value, kind, groupTypeIndex, nowMs, pending);
+      const typed = this.collectProperty(teamId, replaceNul(property), value, kind, groupTypeIndex, nowMs, pending);
       if (typed && settledKeys) this.settle(settledKeys, property);
     }
   }

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { replaceNul } from '../util/nul.js';
 import { textOf } from '../util/text.js';
 
 /** A raw query string as Fastify parses it: repeated keys become arrays. */
@@ -7,7 +8,8 @@ export type RawQuery = Record<string, unknown>;
 function values(query: RawQuery, name: string): string[] {
   const raw = query[name];
   if (raw === undefined || raw === null) return [];
-  return (Array.isArray(raw) ? raw : [raw]).map(String);
+  // Names are stored with U+FFFD for U+0000, so that is what a parameter names too.
+  return (Array.isArray(raw) ? raw : [raw]).map((value) => replaceNul(String(value)));
 }
 
 /** The last value of a parameter, as Django's `QueryDict.get` reads it. */
@@ -37,7 +39,7 @@ export function jsonNameListParam(query: RawQuery, name: string): string[] {
   if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' && typeof item !== 'number')) {
     throw new ValidationError(name, 'Expected a JSON-encoded list of names.', 'invalid');
   }
-  return parsed.map(String);
+  return parsed.map((item) => replaceNul(String(item)));
 }
 
 const TRUE_VALUES = new Set(['true', 'True', 'TRUE', '1', 'on', 'On', 'ON', 'yes', 'Yes', 'YES', 'y', 'Y', 't', 'T']);

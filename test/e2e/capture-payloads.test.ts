@@ -86,6 +86,17 @@ describe('capture: payload forms, responses and timestamps', () => {
     }), { 'content-type': 'application/json' });
     await post(`/e/?_=${now + 120_000}`, json([event('query-sent-at', { timestamp: new Date(now + 110_000).toISOString() })]), { 'content-type': 'application/json' });
 
+    // U+0000 in names, keys and ids: PostgreSQL text cannot hold it.
+    await record('nul-bytes', post('/batch/', json({
+      api_key: token,
+      batch: [
+        event('nul-bytes', { properties: { token, 'k\u0000': 'v\u0000', $set: { 'p\u0000': 'q\u0000' } } }),
+        event('$identify', { distinct_id: 'd-nul-user', properties: { token, $anon_distinct_id: 'd-nul\u0000anon' } }),
+        event('$groupidentify', { properties: { token, $group_type: 'company\u0000', $group_key: 'acme\u0000', $group_set: { 'n\u0000': 1 } } }),
+        event('nul\u0000name'),
+      ],
+    }), { 'content-type': 'application/json' }));
+
     // A backfill: one request whose events fall in 150 months, more partitions than ClickHouse
     // takes in one insert by default.
     const months = Array.from({ length: 150 }, (_, month) => event('backfill', { timestamp: new Date(Date.UTC(2000, month, 15)).toISOString() }));
@@ -160,6 +171,23 @@ describe('capture: payload forms, responses and timestamps', () => {
   test('timestamps: the far future clamps to now and garbage becomes now', () => {
     assert.ok(Math.abs(storedTime('far-future') - sendTimes.now!) < 5_000);
     assert.ok(Math.abs(storedTime('garbage-time') - sendTimes.now!) < 5_000);
+  });
+
+  test('U+0000 in event names, property keys and values, anonymous ids and groups is stored as U+FFFD', async () => {
+    assert.equal(responses()['nul-bytes']!.status, 200);
+    const [stored] = storedNamed('nul-bytes');
+    assert.equal(stored!.properties['k\ufffd'], 'v\ufffd');
+    assert.equal(stored!.person_properties['p\ufffd'], 'q\ufffd');
+    assert.equal(storedNamed('nul\ufffdname').length, 1);
+    const identify = data.events.find((row) => row.event === '$identify' && row.distinct_id === 'd-nul-user');
+    assert.equal(identify!.properties.$anon_distinct_id, 'd-nul\ufffdanon');
+    const person = await server.get(`/api/projects/1/persons/?distinct_id=${encodeURIComponent('d-nul\ufffdanon')}`);
+    assert.equal(person.status, 200, person.text);
+    assert.deepEqual((person.body as { results: { distinct_ids: string[] }[] }).results[0]!.distinct_ids.sort(), ['d-nul-user', 'd-nul\ufffdanon']);
+    // A search naming U+0000 finds the name stored with U+FFFD.
+    const definitions = await server.get('/api/projects/1/event_definitions/?search=nul%00name');
+    assert.equal(definitions.status, 200, definitions.text);
+    assert.deepEqual((definitions.body as { results: { name: string }[] }).results.map((row) => row.name), ['nul\ufffdname']);
   });
 
   test('a backfill spanning 150 months in one request is stored whole', async () => {
