@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, 
 import type { CatalogSchema } from './schema.js';
 import type { CatalogDialect } from './dialect.js';
 import { DeferredWalSync } from './deferred-wal-sync.js';
+import { NulFreeParameters } from './nul-free-parameters.js';
 import { catalogMigrations } from './migrations/index.js';
 
 export type CatalogDb = Kysely<CatalogSchema>;
@@ -91,7 +92,7 @@ function openSqlite(dataDir: string): Catalog {
 
 function openPostgres(databaseUrl: string): Catalog {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  const db = new Kysely<CatalogSchema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<CatalogSchema>({ dialect: new PostgresDialect({ pool }), plugins: [new NulFreeParameters()] });
   return {
     db,
     dialect: 'postgres',
