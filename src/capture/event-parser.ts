@@ -1,5 +1,6 @@
 import { validate as isUuid } from 'uuid';
 import { InvalidApiKey, InvalidPayload, MissingApiKey } from './capture-errors.js';
+import { replaceNul } from '../util/nul.js';
 
 /** One event as the SDK sent it, after PostHog capture's field rules. */
 export interface IncomingEvent {
@@ -56,7 +57,7 @@ function distinctIdOf(raw: Record<string, unknown>): string {
   let value = raw.distinct_id ?? raw.$distinct_id;
   if (value === undefined || value === null) value = properties.distinct_id;
   if (value === undefined || value === null) throw new InvalidPayload("All events must have the event field 'distinct_id'!");
-  const text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(/\0/g, '\uFFFD');
+  const text = replaceNul(typeof value === 'string' ? value : JSON.stringify(value));
   if (text.trim() === '') throw new InvalidPayload("All events must have the event field 'distinct_id'!");
   return truncateCodePoints(text, MAX_DISTINCT_ID_LENGTH);
 }
