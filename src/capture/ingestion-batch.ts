@@ -12,6 +12,7 @@ import type { GroupTypeRegistry } from './group-types.js';
 import { loggedPropertiesText } from './logged-events-json.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
+import type { PersonCache } from './person-cache.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
 
 /**
@@ -33,6 +34,7 @@ export interface BatchServices {
   db: CatalogDb;
   groupTypes: GroupTypeRegistry;
   persons: PersonRepository;
+  personCache: PersonCache;
   slices: TimeSlices;
   definitions: DefinitionRecorder;
 }
@@ -52,6 +54,7 @@ export class IngestionBatch {
   /** Per request, the events for the definitions recorder. */
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
+  private readonly personBatches: PersonBatch[] = [];
 
   constructor(private readonly using: BatchServices) {}
 
@@ -72,8 +75,13 @@ export class IngestionBatch {
     await appendToOutbox(db, outbox);
   }
 
+  /** Tells the person cache what `write` stored; only once its transaction is committed. */
+  rememberCommitted(): void {
+    for (const persons of this.personBatches) persons.rememberCommitted();
+  }
+
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
-    const persons = new PersonBatch(this.using.db, teamId, this.using.persons);
+    const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.personCache);
     const personProcessor = new PersonProcessor(persons, teamId);
     const groupProcessor = new GroupProcessor(this.using.db, teamId, this.using.groupTypes);
     for (let next = 0; next < entries.length; ) {
@@ -96,6 +104,7 @@ export class IngestionBatch {
       }
     }
     this.changes.push(persons, groupProcessor);
+    this.personBatches.push(persons);
   }
 
   private async processRequest(

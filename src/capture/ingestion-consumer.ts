@@ -10,6 +10,7 @@ import type { CaptureLog, CaptureLogEntry, HeldEvents, StoredCaptureLogEntry } f
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
+import { PersonCache } from './person-cache.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
@@ -54,6 +55,9 @@ const SLICE_MS = 2;
 export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly persons = new PersonRepository();
+  private readonly personCache = new PersonCache();
+  /** The consumer's last turn of the person write lock: another turn since means persons changed. */
+  private lastPersonWriteTurn = 0;
   private unprocessed = 0;
   /** Logged entries not processed yet, by entry id in log order (see `handOver`). */
   private readonly handedOver = new Map<number, CaptureLogEntry>();
@@ -194,10 +198,14 @@ export class IngestionConsumer {
       db: this.db,
       groupTypes: this.groupTypes,
       persons: this.persons,
+      personCache: this.personCache,
       slices: this.slices,
       definitions: this.definitions,
     });
     await this.personWriteLock.run(async () => {
+      const turn = this.personWriteLock.turns;
+      if (turn !== this.lastPersonWriteTurn + 1) this.personCache.clear();
+      this.lastPersonWriteTurn = turn;
       try {
         await batch.process(entries);
         await this.lastStore.catch(() => undefined);
@@ -207,7 +215,10 @@ export class IngestionConsumer {
           await batch.write(trx);
           await this.relay.pruneApplied(trx);
         });
+        batch.rememberCommitted();
       } catch (error) {
+        // Whether the catalog holds the batch's changes is not known for every failure.
+        this.personCache.clear();
         this.groupTypes.forgetAll();
         throw error;
       }

@@ -1,9 +1,10 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { personUuidFor, personUuidFromName, type PersonRecord } from '../persons/person.js';
-import type { PersonRepository } from '../persons/person-repository.js';
+import type { PersonRepository, StoredPerson } from '../persons/person-repository.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-replica.js';
 import { mergeProperties } from '../util/merge-properties.js';
+import type { CachedPerson, PersonCache } from './person-cache.js';
 
 /** A person while a batch is processed; `id` is null until a new person is inserted. */
 export interface PersonState extends Omit<PersonRecord, 'id'> {
@@ -16,19 +17,33 @@ export interface PersonState extends Omit<PersonRecord, 'id'> {
 }
 
 /** A stored person as the batch starts it, built field by field (see `mergeProperties` on why not a spread). */
-function personState(record: PersonRecord): PersonState {
+function personState(stored: CachedPerson, properties: Record<string, unknown>): PersonState {
   return {
-    id: record.id,
-    uuid: record.uuid,
-    teamId: record.teamId,
-    properties: record.properties,
-    isIdentified: record.isIdentified,
-    createdAt: record.createdAt,
-    lastSeenAt: record.lastSeenAt,
-    version: record.version,
+    id: stored.id,
+    uuid: stored.uuid,
+    teamId: stored.teamId,
+    properties,
+    isIdentified: stored.isIdentified,
+    createdAt: stored.createdAt,
+    lastSeenAt: stored.lastSeenAt,
+    version: stored.version,
     dirty: false,
     propertiesJson: null,
     createdAtChanged: false,
+  };
+}
+
+/** A person's fields as the catalog holds them; `propertiesJson` is its stored properties text. */
+function cachedPerson(person: Omit<CachedPerson, 'id' | 'propertiesJson'> & { id: number | null }, propertiesJson: string): CachedPerson {
+  return {
+    id: person.id!,
+    uuid: person.uuid,
+    teamId: person.teamId,
+    propertiesJson,
+    isIdentified: person.isIdentified,
+    createdAt: person.createdAt,
+    lastSeenAt: person.lastSeenAt,
+    version: person.version,
   };
 }
 
@@ -59,21 +74,33 @@ export class PersonBatch {
   private readonly takenUuids = new Set<string>();
   /** The usual UUID of a new person for each distinct id found without one. */
   private readonly newPersonUuids = new Map<string, string>();
+  /** Each stored person's state as the batch loaded it: what the catalog still holds unless it is written. */
+  private readonly loadedAs = new Map<PersonState, CachedPerson>();
 
   constructor(
     private readonly db: CatalogDb,
     private readonly teamId: number,
     private readonly persons: PersonRepository,
+    private readonly cache: PersonCache,
   ) {}
 
-  /** Loads the persons of these distinct ids, and which UUIDs new persons for the others cannot take. */
+  /**
+   * Loads the persons of these distinct ids, from the cache or else the catalog, and which UUIDs
+   * new persons for the others cannot take.
+   */
   async preload(distinctIds: readonly string[]): Promise<void> {
-    const wanted = [...new Set(distinctIds)].filter((id) => !this.byDistinctId.has(id));
-    if (wanted.length === 0) return;
-    const found = await this.persons.findByDistinctIds(this.db, this.teamId, wanted);
+    const uncached: string[] = [];
+    for (const distinctId of new Set(distinctIds)) {
+      if (this.byDistinctId.has(distinctId)) continue;
+      const cached = this.cache.get(this.teamId, distinctId);
+      if (cached) this.byDistinctId.set(distinctId, this.stateOf(cached, () => JSON.parse(cached.propertiesJson) as Record<string, unknown>));
+      else uncached.push(distinctId);
+    }
+    if (uncached.length === 0) return;
+    const found = await this.persons.findByDistinctIds(this.db, this.teamId, uncached);
     const unknown: string[] = [];
-    for (const distinctId of wanted) {
-      const record = found.get(distinctId);
+    for (const distinctId of uncached) {
+      const record: StoredPerson | undefined = found.get(distinctId);
       if (!record) {
         const uuid = personUuidFor(this.teamId, distinctId);
         this.byDistinctId.set(distinctId, null);
@@ -81,14 +108,20 @@ export class PersonBatch {
         unknown.push(uuid);
         continue;
       }
-      let state = this.byId.get(record.id);
-      if (!state) {
-        state = personState(record);
-        this.byId.set(record.id, state);
-      }
-      this.byDistinctId.set(distinctId, state);
+      this.byDistinctId.set(distinctId, this.stateOf(cachedPerson(record, record.propertiesJson), () => record.properties));
     }
     for (const uuid of await this.persons.takenUuids(this.db, unknown)) this.takenUuids.add(uuid);
+  }
+
+  /** The batch's state of a stored person: the one already made for another of its ids, or a new one. */
+  private stateOf(stored: CachedPerson, properties: () => Record<string, unknown>): PersonState {
+    let state = this.byId.get(stored.id);
+    if (!state) {
+      state = personState(stored, properties());
+      this.byId.set(stored.id, state);
+      this.loadedAs.set(state, stored);
+    }
+    return state;
   }
 
   async personFor(distinctId: string): Promise<PersonState | null> {
@@ -188,6 +221,30 @@ export class PersonBatch {
     for (const person of this.touched) outbox.push(personReplicaEntry({ ...person, id: person.id! }));
     for (const link of links) outbox.push(distinctIdReplicaEntry(this.teamId, link.distinctId, link.person.uuid));
     return outbox;
+  }
+
+  /**
+   * Tells the cache what the catalog holds for every distinct id the batch looked up or linked,
+   * once `write` is committed: a written person as written, any other as it was loaded (changes
+   * that are not written, such as a new last-seen hour, stay out).
+   */
+  rememberCommitted(): void {
+    const gone = new Set(this.mergedAway);
+    const committed = new Map<PersonState, CachedPerson>();
+    const persons: [string, CachedPerson | null][] = [];
+    for (const [distinctId, state] of this.byDistinctId) {
+      if (state === null || state.id === null || gone.has(state)) {
+        persons.push([distinctId, null]);
+        continue;
+      }
+      let stored = committed.get(state);
+      if (!stored) {
+        stored = this.touched.has(state) ? cachedPerson(state, state.propertiesJson!) : this.loadedAs.get(state)!;
+        committed.set(state, stored);
+      }
+      persons.push([distinctId, stored]);
+    }
+    this.cache.remember(this.teamId, persons);
   }
 
   private link(distinctId: string, person: PersonState): void {

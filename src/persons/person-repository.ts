@@ -35,6 +35,9 @@ export interface SerialisedProperties {
   propertiesJson?: string | null;
 }
 
+/** A person as read from the catalog, with its properties also as the stored text. */
+export type StoredPerson = PersonRecord & { propertiesJson: string };
+
 /** A person before the catalog numbers it; its version starts at 0. */
 export type NewPerson = Omit<PersonRecord, 'id' | 'version'> & SerialisedProperties;
 
@@ -56,8 +59,9 @@ function personColumns(person: NewPerson, version: number) {
  * transaction, so callers decide the transaction boundaries.
  */
 export class PersonRepository {
+  /** The persons of these distinct ids, each with its properties as stored (JSON text) too. */
   async findByDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]) {
-    const found = new Map<string, PersonRecord>();
+    const found = new Map<string, StoredPerson>();
     for (const part of chunks([...new Set(distinctIds)])) {
       const rows = await db
         .selectFrom('person_distinct_ids as d')
@@ -67,7 +71,7 @@ export class PersonRepository {
         .where('d.team_id', '=', teamId)
         .where('d.distinct_id', 'in', part)
         .execute();
-      for (const row of rows) found.set(row.distinct_id, toPersonRecord(row));
+      for (const row of rows) found.set(row.distinct_id, { ...toPersonRecord(row), propertiesJson: row.properties });
     }
     return found;
   }

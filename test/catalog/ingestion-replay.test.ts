@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { GroupTypeRegistry } from '../../src/capture/group-types.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
+import { PersonCache } from '../../src/capture/person-cache.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { PersonRepository } from '../../src/persons/person-repository.js';
@@ -77,6 +78,7 @@ for (const backend of CATALOG_BACKENDS) {
         db: catalog.db,
         groupTypes: new GroupTypeRegistry(),
         persons: new PersonRepository(),
+        personCache: new PersonCache(),
         slices: new TimeSlices(5),
         definitions: new DefinitionRecorder(catalog.db),
       });

@@ -197,3 +197,23 @@ test('without reads, a full batch is processed at once and fewer events after th
     await processed();
     assert.equal(await stored(), 20_500);
   }));
+
+test('a person deleted through the API between batches is not found by the next batch: its distinct id gets a new person', () =>
+  withStores((stored) => stored, async ({ catalog, context, projectToken, projectId }) => {
+    const persons = () => catalog.db.selectFrom('persons').select(['id', 'properties']).orderBy('id').execute();
+    await context.capture.capture(request(projectToken, [{ event: 'signed up', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { $set: { plan: 'free' } } }]));
+    await context.ingestion.flush();
+    const [created] = await persons();
+
+    const project = (await context.projectRepository.findById(projectId))!;
+    const user = await catalog.db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+    await context.persons.writes.delete(project, { kind: 'id', id: Number(created!.id) }, false, { userId: Number(user.id) });
+
+    await context.capture.capture(request(projectToken, [{ event: 'came back', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000002', properties: { $set: { color: 'red' } } }]));
+    await context.ingestion.flush();
+    const [again] = await persons();
+    assert.deepEqual(JSON.parse(again!.properties), { color: 'red', $creator_event_uuid: '0190a3f2-0000-7000-8000-000000000002' });
+    assert.notEqual(Number(again!.id), Number(created!.id), 'a new catalog row');
+    const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').execute();
+    assert.deepEqual(links.map((link) => link.distinct_id), ['user-1']);
+  }));
