@@ -28,7 +28,8 @@ function personState(stored: CachedPerson, properties: Record<string, unknown>):
     lastSeenAt: stored.lastSeenAt,
     version: stored.version,
     dirty: false,
-    propertiesJson: null,
+    // What the catalog holds is JSON.stringify's text, which a parse and a stringify give back unchanged.
+    propertiesJson: stored.propertiesJson,
     createdAtChanged: false,
   };
 }
@@ -76,6 +77,8 @@ export class PersonBatch {
   private readonly newPersonUuids = new Map<string, string>();
   /** Each stored person's state as the batch loaded it: what the catalog still holds unless it is written. */
   private readonly loadedAs = new Map<PersonState, CachedPerson>();
+  /** The distinct ids the cache answered: it holds them already, unless their person is written. */
+  private readonly answeredByCache = new Set<string>();
 
   constructor(
     private readonly db: CatalogDb,
@@ -93,8 +96,12 @@ export class PersonBatch {
     for (const distinctId of new Set(distinctIds)) {
       if (this.byDistinctId.has(distinctId)) continue;
       const cached = this.cache.get(this.teamId, distinctId);
-      if (cached) this.byDistinctId.set(distinctId, this.stateOf(cached, () => JSON.parse(cached.propertiesJson) as Record<string, unknown>));
-      else uncached.push(distinctId);
+      if (cached) {
+        this.byDistinctId.set(distinctId, this.stateOf(cached, () => JSON.parse(cached.propertiesJson) as Record<string, unknown>));
+        this.answeredByCache.add(distinctId);
+      } else {
+        uncached.push(distinctId);
+      }
     }
     if (uncached.length === 0) return;
     const found = await this.persons.findByDistinctIds(this.db, this.teamId, uncached);
@@ -226,7 +233,8 @@ export class PersonBatch {
   /**
    * Tells the cache what the catalog holds for every distinct id the batch looked up or linked,
    * once `write` is committed: a written person as written, any other as it was loaded (changes
-   * that are not written, such as a new last-seen hour, stay out).
+   * that are not written, such as a new last-seen hour, stay out). Ids the cache answered for a
+   * person not written it holds already.
    */
   rememberCommitted(): void {
     const gone = new Set(this.mergedAway);
@@ -237,9 +245,11 @@ export class PersonBatch {
         persons.push([distinctId, null]);
         continue;
       }
+      const written = this.touched.has(state);
+      if (!written && this.answeredByCache.has(distinctId)) continue;
       let stored = committed.get(state);
       if (!stored) {
-        stored = this.touched.has(state) ? cachedPerson(state, state.propertiesJson!) : this.loadedAs.get(state)!;
+        stored = written ? cachedPerson(state, state.propertiesJson!) : this.loadedAs.get(state)!;
         committed.set(state, stored);
       }
       persons.push([distinctId, stored]);
