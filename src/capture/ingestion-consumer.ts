@@ -64,10 +64,12 @@ export class IngestionConsumer {
   private readonly admissions: (() => void)[] = [];
   private fillTimer: NodeJS.Timeout | null = null;
   /**
-   * The store of the last batch committed. A pass ends without waiting for it, so the next pass
-   * processes its first batch meanwhile: waiting, the consumer sat idle for a tenth of each pass.
+   * The store of the last batch committed, and of the one before. Stores run one after another;
+   * a batch commits once the store before last is done, so the last one runs meanwhile, and a
+   * pass ends without waiting for either: waiting, the consumer sat idle for a tenth of each pass.
    */
   private lastStore: Promise<void> = Promise.resolve();
+  private storeBeforeLast: Promise<void> = Promise.resolve();
   /** The last log entry committed; 0 after a failure, so the next pass reads the log from its start. */
   private committedThrough = 0;
   /** Stores that failed, and the last one's error: a pass fails when a store fails after it began. */
@@ -156,6 +158,9 @@ export class IngestionConsumer {
 
   private async processLog(): Promise<void> {
     await this.relay.flush();
+    // After a failure, every store still running fails too (see `store`): once they have, the
+    // pass reads the log from its start, and a failure counted from here on is a new one.
+    if (this.committedThrough === 0) await this.lastStore.catch(() => undefined);
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
     const end = await this.log.lastId();
     // Entries the previous pass committed may still be in the log, their store under way.
@@ -170,7 +175,8 @@ export class IngestionConsumer {
         after = entries[entries.length - 1]!.id;
         const batch = await this.commitBatch(entries, failuresBefore);
         this.committedThrough = after;
-        this.lastStore = this.store(batch, after);
+        this.storeBeforeLast = this.lastStore;
+        this.lastStore = this.store(batch, after, failuresBefore);
         // The replicas are written while the next batch is processed; `flush` waits for them.
         this.relay.flush().catch(() => undefined);
       }
@@ -189,9 +195,9 @@ export class IngestionConsumer {
   }
 
   /**
-   * Processes a batch and commits its catalog changes once the batch before it is stored. A
-   * store that failed since the pass began fails the batch: the event writer takes one call at a
-   * time, and removing this batch's entries from the log would take the failed batch's along.
+   * Processes a batch and commits its catalog changes once the batch before the last is stored,
+   * which bounds the batches held in memory for their stores. A store known to have failed since
+   * the pass began fails the batch; one that fails later fails the stores after it (see `store`).
    */
   private async commitBatch(entries: readonly StoredCaptureLogEntry[], failuresBefore: number): Promise<IngestionBatch> {
     const batch = new IngestionBatch({
@@ -208,7 +214,7 @@ export class IngestionConsumer {
       this.lastPersonWriteTurn = turn;
       try {
         await batch.process(entries);
-        await this.lastStore.catch(() => undefined);
+        await this.storeBeforeLast.catch(() => undefined);
         if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
         // Durable before the entries are removed from the log (`store`), not on commit.
         await this.catalog.deferredSyncTransaction(this.db, async (trx) => {
@@ -229,11 +235,20 @@ export class IngestionConsumer {
   }
 
   /**
-   * Stores a batch's events and definitions, makes its catalog commit durable, then removes the
-   * log entries it came from, up to `throughId`: until then, a crash processes them again.
+   * Once the store before it is done, stores a batch's events and definitions, makes its catalog
+   * commit durable, then removes the log entries it came from, up to `throughId`: until then, a
+   * crash processes them again. After a store failure since its pass began (`failuresBefore`
+   * failures before), it fails without storing anything: removing this batch's entries from the
+   * log would take the failed batch's along. Its entries stay, and the next pass reads them again.
    */
-  private store(batch: IngestionBatch, throughId: number): Promise<void> {
-    const done = Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)])
+  private store(batch: IngestionBatch, throughId: number, failuresBefore: number): Promise<void> {
+    const done = this.lastStore
+      .catch(() => undefined)
+      .then(() => {
+        if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
+        // The event writer takes one call at a time: the chain of stores sees to it.
+        return Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)]);
+      })
       .then(throwFirstFailure)
       .then(() => this.catalog.syncCommits())
       .then(() => this.log.remove(throughId))

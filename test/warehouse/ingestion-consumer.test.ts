@@ -14,10 +14,11 @@ import type { QueryParams, Warehouse } from '../../src/storage/warehouse/warehou
 import { tempDataDir } from '../support/tally.js';
 
 
-/** The embedded warehouse, except that the next events insert fails when asked to. */
+/** The embedded warehouse, except that the next events insert fails when asked to, after `failAfterMs`. */
 class FailingEventsInsert implements Warehouse {
   readonly kind = 'chdb' as const;
   failNext = false;
+  failAfterMs = 0;
   failures = 0;
 
   constructor(private readonly stored: ChdbWarehouse) {}
@@ -46,6 +47,7 @@ class FailingEventsInsert implements Warehouse {
     if (table === 'events' && this.failNext) {
       this.failNext = false;
       this.failures += 1;
+      await new Promise((resolve) => setTimeout(resolve, this.failAfterMs));
       throw new Error('injected: the warehouse refused the insert');
     }
     return this.stored.insertRowBinary(table, columns, rows);
@@ -216,4 +218,26 @@ test('a person deleted through the API between batches is not found by the next 
     assert.notEqual(Number(again!.id), Number(created!.id), 'a new catalog row');
     const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').execute();
     assert.deepEqual(links.map((link) => link.distinct_id), ['user-1']);
+  }));
+
+test('a store that fails after the next batch committed fails that batch\'s store too: the next pass stores every event once', () =>
+  withStores((stored) => new FailingEventsInsert(stored), async ({ warehouse, captureLog, context, projectToken }) => {
+    const originalError = console.error;
+    console.error = () => undefined;
+    try {
+      // The first batch's insert fails only once the second batch (its last 100 events) has committed.
+      warehouse.failNext = true;
+      warehouse.failAfterMs = 1500;
+      const events = (sent: number) =>
+        Array.from({ length: 100 }, (_, index) => ({ event: 'tick', distinct_id: `user-${index}`, uuid: `0190a3f2-0000-7000-8000-${String(sent * 100 + index).padStart(12, '0')}` }));
+      for (let sent = 0; sent < 201; sent++) await context.capture.capture(request(projectToken, events(sent)));
+      await context.ingestion.flush().catch(() => undefined);
+      await context.ingestion.flush();
+      assert.equal(warehouse.failures, 1);
+      const [row] = await warehouse.query<{ n: number; uuids: number }>('SELECT count() AS n, uniqExact(uuid) AS uuids FROM events');
+      assert.deepEqual(row, { n: 20100, uuids: 20100 });
+      assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), [], 'every entry is removed once stored');
+    } finally {
+      console.error = originalError;
+    }
   }));
