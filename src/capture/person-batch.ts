@@ -1,7 +1,7 @@
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { personUuidFor, personUuidFromName, type PersonRecord } from '../persons/person.js';
-import type { PersonRepository, StoredPerson } from '../persons/person-repository.js';
+import type { PersonRepository } from '../persons/person-repository.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from '../persons/person-replica.js';
 import { mergeProperties } from '../util/merge-properties.js';
 import type { CachedPerson, PersonCache } from './person-cache.js';
@@ -107,7 +107,7 @@ export class PersonBatch {
     const found = await this.persons.findByDistinctIds(this.db, this.teamId, uncached);
     const unknown: string[] = [];
     for (const distinctId of uncached) {
-      const record: StoredPerson | undefined = found.get(distinctId);
+      const record = found.get(distinctId);
       if (!record) {
         const uuid = personUuidFor(this.teamId, distinctId);
         this.byDistinctId.set(distinctId, null);

@@ -10,6 +10,7 @@ import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { decodeEventRows } from '../support/event-rows.js';
+import { loggedEntryEvents as logged, loggedEvent } from '../support/logged-events.js';
 import { isoWithMicros } from '../../src/util/iso-time.js';
 import { TimeSlices } from '../../src/util/yield.js';
 
@@ -18,20 +19,7 @@ let sequence = 0;
 
 function event(name: string, distinctId: string, properties: Record<string, unknown> = {}): LoggedEvent {
   sequence += 1;
-  return {
-    uuid: `0190a3f2-0000-7000-8000-${String(sequence).padStart(12, '0')}`,
-    event: name,
-    distinctId,
-    properties,
-    time: T0 + sequence * 60_000,
-    elementsChain: '',
-    processPerson: true,
-  };
-}
-
-/** Events as the capture log holds them. */
-function logged(events: LoggedEvent[]): Uint8Array {
-  return Buffer.from(JSON.stringify(events));
+  return loggedEvent(sequence, { event: name, distinctId, time: T0 + sequence * 60_000, properties });
 }
 
 /** Two requests covering creation, updates, merges in both directions, aliases and groups. */

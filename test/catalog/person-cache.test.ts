@@ -11,6 +11,7 @@ import type { Catalog, CatalogDb } from '../../src/storage/catalog/catalog.js';
 import { TimeSlices } from '../../src/util/yield.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { decodeEventRows } from '../support/event-rows.js';
+import { loggedEntryEvents, loggedEvent } from '../support/logged-events.js';
 
 const T0 = Date.UTC(2024, 5, 15, 10, 20, 0);
 const HOUR = 3_600_000;
@@ -34,15 +35,7 @@ function batches(): LoggedEvent[][] {
   let sequence = 0;
   const event = (name: string, distinctId: string, hours: number, properties: Record<string, unknown> = {}, processPerson = true): LoggedEvent => {
     sequence += 1;
-    return {
-      uuid: `0190a3f2-0000-7000-8000-${String(sequence).padStart(12, '0')}`,
-      event: name,
-      distinctId,
-      properties,
-      time: T0 + hours * HOUR + sequence * 1000,
-      elementsChain: '',
-      processPerson,
-    };
+    return loggedEvent(sequence, { event: name, distinctId, time: T0 + hours * HOUR + sequence * 1000, properties, processPerson });
   };
   return [
     [
@@ -77,7 +70,7 @@ for (const backend of CATALOG_BACKENDS) {
     async function ingest(catalog: Catalog, newCache: () => PersonCache, persons: PersonRepository) {
       const rows: Record<string, string | number>[][] = [];
       for (const [index, events] of batches().entries()) {
-        const entry: StoredCaptureLogEntry = { id: index + 1, teamId: 1, receivedAt: T0, events: Buffer.from(JSON.stringify(events)) };
+        const entry: StoredCaptureLogEntry = { id: index + 1, teamId: 1, receivedAt: T0, events: loggedEntryEvents(events) };
         const batch = new IngestionBatch({
           db: catalog.db,
           groupTypes: new GroupTypeRegistry(),
