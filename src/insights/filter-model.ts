@@ -124,7 +124,10 @@ export interface InsightFilter {
   dates: DateRangeInput;
   display: string;
   breakdown: Breakdown | null;
-  /** Sanitised formula (PostHog strips characters outside its alphabet), null when absent. */
+  /**
+   * The formula as sent, null when absent or blank. Unlike PostHog, which strips characters
+   * outside its alphabet (so `'A'` meant `A`), the trend parses it as is and rejects them.
+   */
   formula: string | null;
   compare: boolean;
   smoothingIntervals: number;
@@ -465,12 +468,8 @@ function parseBreakdown(input: RawInput, display: string): Breakdown | null {
   };
 }
 
-const FORMULA_ALPHABET = /[^a-zA-Z \-*^0-9+/().]/g;
-
 function parseFormula(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const sanitised = value.replace(FORMULA_ALPHABET, '');
-  return sanitised.trim() === '' ? null : sanitised;
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
 
 function parseSmoothing(value: unknown): number {
