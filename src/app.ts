@@ -8,6 +8,7 @@ import { captureRoutes } from './http/routes/capture.js';
 import { cohortRoutes } from './http/routes/cohorts.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
+import { ingestionWarningRoutes } from './http/routes/ingestion-warnings.js';
 import { personRoutes } from './http/routes/persons.js';
 import { personActorRoutes } from './http/routes/person-actors.js';
 import { projectRoutes } from './http/routes/projects.js';
@@ -48,8 +49,9 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
 
   await app.register(async (api) => {
     api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
-    // Acknowledged captures are processed behind the answer; an API call sees all of them.
-    api.addHook('preHandler', () => context.ingestion.flush());
+    // Acknowledged captures are processed behind the answer; an API call sees all of them that
+    // can be processed, and never fails because processing does.
+    api.addHook('preHandler', () => context.ingestion.catchUp());
     await projectRoutes(api, context);
     await trendRoutes(api, context);
     await personRoutes(api, context);
@@ -58,6 +60,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     await propertyDefinitionRoutes(api, context);
     await actionRoutes(api, context);
     await cohortRoutes(api, context);
+    await ingestionWarningRoutes(api, context);
   });
 
   return app;

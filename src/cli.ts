@@ -33,6 +33,13 @@ async function withStores<T>(config: Config, action: (stores: OpenStores) => Pro
   }
 }
 
+/**
+ * How long a stop may take before the process exits anyway. Everything acknowledged is durable
+ * in the capture log and the stores recover from an exit at any point, so a stop never waits
+ * longer than this on a store or a request.
+ */
+const STOP_DEADLINE_MS = 25_000;
+
 async function serve(): Promise<void> {
   const server = await startServer(loadConfig());
   let stopping = false;
@@ -40,7 +47,16 @@ async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.app.log.info(`${signal} received, shutting down`);
-    await server.stop();
+    setTimeout(() => {
+      server.app.log.error(`not stopped within ${STOP_DEADLINE_MS / 1000} s; exiting, the next start processes what is left`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    try {
+      await server.stop();
+    } catch (error) {
+      server.app.log.error({ err: error }, 'stopping failed; the next start recovers');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -7,6 +7,8 @@ import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
 import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';
 import { IngestionConsumer } from './capture/ingestion-consumer.js';
+import { IngestionWarningRepository } from './capture/ingestion-warning-repository.js';
+import { IngestionWarningService } from './capture/ingestion-warning-service.js';
 import { Mutex } from './util/mutex.js';
 import { AccountRepository } from './accounts/account-repository.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
@@ -49,6 +51,8 @@ export interface AppContext {
   relay: OutboxRelay;
   /** Processes acknowledged captures behind the answer; every read awaits it. */
   ingestion: IngestionConsumer;
+  /** The warnings list of the API. */
+  ingestionWarningService: IngestionWarningService;
   /** Serialises every write to persons, from capture and from the persons API. */
   personWriteLock: Mutex;
   capture: CaptureService;
@@ -68,18 +72,23 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const groupTypes = new GroupTypeRegistry();
   const relay = new OutboxRelay(catalog.db, storedWarehouse, () => catalog.syncCommits());
   const personWriteLock = new Mutex();
-  const ingestion = new IngestionConsumer(
+  const ingestionWarnings = new IngestionWarningRepository(catalog.dialect);
+  const ingestion = new IngestionConsumer({
     catalog,
-    captureLog,
+    log: captureLog,
     relay,
-    new EventWriter(storedWarehouse),
+    writer: new EventWriter(storedWarehouse),
+    warehouseAnswers: async () => {
+      await storedWarehouse.query('SELECT 1');
+    },
     groupTypes,
     definitions,
+    warnings: ingestionWarnings,
     personWriteLock,
-    (error) => console.error('processing captured events failed; the next read or capture retries it', error),
-  );
+    onFailure: (error) => console.error('processing captured events failed; Tally retries by itself', error),
+  });
   // Everything below reads through this, so every read sees every acknowledged write.
-  const warehouse = new ConsistentWarehouse(storedWarehouse, ingestion);
+  const warehouse = new ConsistentWarehouse(storedWarehouse, { flush: () => ingestion.catchUp() });
   const capture = new CaptureService(captureLog, projectRepository, ingestion);
   const actionRepository = new ActionRepository(catalog.db);
   const cohortRepository = new CohortRepository(catalog.db);
@@ -103,6 +112,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     groupTypes,
     relay,
     ingestion,
+    ingestionWarningService: new IngestionWarningService(catalog.db, ingestionWarnings),
     personWriteLock,
     capture,
     flags: new FlagsService(projectRepository),

@@ -16,6 +16,12 @@ import type { Catalog } from './storage/catalog/catalog.js';
 /** The embedded capture log's directory, inside the data directory. */
 export const CAPTURE_LOG_DIR = 'capture-log';
 
+/**
+ * How long closing waits for ingestion to process what the log holds. Whatever is left stays in
+ * the log for the next start; a stop must not wait on a store that does not answer.
+ */
+const FINAL_PASS_MS = 15_000;
+
 export interface OpenStores {
   context: AppContext;
   bootstrap: BootstrapResult | null;
@@ -46,9 +52,10 @@ export async function openStores(config: Config): Promise<OpenStores> {
       throw error;
     }
     const context = createContext(config, catalog, warehouse, captureLog);
-    // Process whatever was acknowledged before a crash or stop.
+    // Process whatever was acknowledged before a crash or stop. What cannot be processed now
+    // stays in the log, and the consumer retries it: start-up goes on either way.
     await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
-    await context.ingestion.flush();
+    await context.ingestion.catchUp();
     await context.relay.pruneApplied(catalog.db);
     const bootstrap = await bootstrapIfEmpty(context);
     return {
@@ -56,7 +63,13 @@ export async function openStores(config: Config): Promise<OpenStores> {
       bootstrap,
       async close() {
         await context.capture.close();
-        await context.ingestion.flush();
+        if (!(await context.ingestion.close(FINAL_PASS_MS))) {
+          // A pass still runs on the stores: closing them under it could break what it writes.
+          // Everything it has not finished is in the log, processed at the next start.
+          console.error(`ingestion did not finish within ${FINAL_PASS_MS / 1000} s; the capture log keeps what is left for the next start`);
+          lock?.release();
+          return;
+        }
         await context.relay.pruneApplied(catalog.db);
         await captureLog.close();
         await warehouse.close();

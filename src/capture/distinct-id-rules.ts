@@ -24,3 +24,11 @@ export function isIllegalMergeId(distinctId: string): boolean {
   const trimmed = distinctId.trim();
   return trimmed === '' || INSENSITIVE.has(trimmed.toLowerCase()) || SENSITIVE.has(trimmed);
 }
+
+/** Longest distinct id kept, in code points; PostHog's capture cuts longer ones to this. */
+export const MAX_DISTINCT_ID_LENGTH = 200;
+
+/** The first `max` code points of `text`; a text of at most `max` UTF-16 units is whole already. */
+export function truncateCodePoints(text: string, max: number): string {
+  return text.length <= max ? text : [...text].slice(0, max).join('');
+}

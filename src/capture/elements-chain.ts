@@ -18,13 +18,18 @@ interface ElementInput {
   [attribute: string]: unknown;
 }
 
+/** Any JSON value as text; `String` would throw on an object with a `toString` key that is not a function. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+}
+
 function escape(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 }
 
 function classesOf(element: ElementInput): string[] {
   const raw = element.classes ?? element.attr__class;
-  if (Array.isArray(raw)) return raw.map(String).filter(Boolean);
+  if (Array.isArray(raw)) return raw.map(textOf).filter(Boolean);
   if (typeof raw === 'string') return raw.split(/\s+/).filter(Boolean);
   return [];
 }
@@ -49,7 +54,7 @@ function elementToString(element: ElementInput): string {
   }
   attributes.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (attributes.length > 0) {
-    entry += `:${attributes.map(([key, value]) => `${key}="${escape(String(value))}"`).join('')}`;
+    entry += `:${attributes.map(([key, value]) => `${key}="${escape(textOf(value))}"`).join('')}`;
   }
   return entry;
 }

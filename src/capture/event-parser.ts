@@ -1,6 +1,7 @@
 import { validate as isUuid } from 'uuid';
 import { InvalidApiKey, InvalidPayload, MissingApiKey } from './capture-errors.js';
 import { replaceNul } from '../util/nul.js';
+import { MAX_DISTINCT_ID_LENGTH, truncateCodePoints } from './distinct-id-rules.js';
 
 /** One event as the SDK sent it, after PostHog capture's field rules. */
 export interface IncomingEvent {
@@ -21,7 +22,6 @@ export interface ParsedCapture {
 }
 
 const MAX_NAME_LENGTH = 200;
-const MAX_DISTINCT_ID_LENGTH = 200;
 const MAX_TOKEN_LENGTH = 64;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -45,11 +45,6 @@ function validateToken(token: string): string {
     throw new InvalidApiKey();
   }
   return trimmed;
-}
-
-/** The first `max` code points of `text`; a text of at most `max` UTF-16 units is whole already. */
-function truncateCodePoints(text: string, max: number): string {
-  return text.length <= max ? text : [...text].slice(0, max).join('');
 }
 
 function distinctIdOf(raw: Record<string, unknown>): string {

@@ -23,6 +23,17 @@ function keyText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * Longest group type and group key kept, in UTF-16 units: PostHog's columns hold 400
+ * characters, and a longer key could not be indexed by a PostgreSQL catalog (a B-tree entry
+ * holds about 2.7 KB). A group named by a longer one is left out of the event.
+ */
+const MAX_GROUP_NAME_LENGTH = 400;
+
+function fitsGroupColumn(text: string): boolean {
+  return text.length <= MAX_GROUP_NAME_LENGTH;
+}
+
 interface GroupState {
   index: number;
   groupKey: string;
@@ -53,11 +64,13 @@ export class GroupProcessor {
     const groups = event.properties.$groups;
     if (typeof groups === 'object' && groups !== null && !Array.isArray(groups)) {
       for (const [groupType, groupKey] of Object.entries(groups)) {
-        if (groupKey === null || groupKey === undefined) continue;
+        if (groupKey === null || groupKey === undefined || !fitsGroupColumn(groupType)) continue;
+        const key = keyText(groupKey);
+        if (!fitsGroupColumn(key)) continue;
         const index =
           this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.db, this.teamId, groupType, true));
         if (index === null) continue;
-        columns[index] = keyText(groupKey);
+        columns[index] = key;
         const property = `$group_${index}`;
         if (Object.hasOwn(event.properties, property)) addedProperties = null;
         else addedProperties?.push([property, columns[index]]);
@@ -70,11 +83,13 @@ export class GroupProcessor {
 
   private async identifyGroup(event: NormalizedEvent): Promise<void> {
     const { $group_type: groupType, $group_key: rawKey, $group_set: groupSet } = event.properties;
-    if (typeof groupType !== 'string' || rawKey === undefined || rawKey === null) return;
+    if (typeof groupType !== 'string' || rawKey === undefined || rawKey === null || !fitsGroupColumn(groupType)) return;
+    const groupKey = keyText(rawKey);
+    if (!fitsGroupColumn(groupKey)) return;
     const set = typeof groupSet === 'object' && groupSet !== null && !Array.isArray(groupSet) ? (groupSet as Record<string, unknown>) : null;
     const index = await this.groupTypes.indexOf(this.db, this.teamId, groupType, set !== null);
     if (index === null) return;
-    const group = await this.groupFor(index, keyText(rawKey), event);
+    const group = await this.groupFor(index, groupKey, event);
     group.properties = mergeProperties(group.properties, set ?? {});
     group.version += 1;
     this.changed.add(group);

@@ -9,11 +9,14 @@ import { loggedEventsText, type StoredCaptureLogEntry } from './capture-log.js';
 import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-types.js';
+import { ingestionWarning, type IngestionWarning, type ProjectIngestionWarning } from './ingestion-warning.js';
+import type { IngestionWarningRepository } from './ingestion-warning-repository.js';
 import { loggedPropertiesText } from './logged-events-json.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import type { PersonCache } from './person-cache.js';
 import { mergeSourceOf, PersonProcessor } from './person-processor.js';
+import { isStorableEventTime } from './timestamps.js';
 
 /**
  * Events parsed and processed together (see `processTeam`): about one person lookup statement's
@@ -37,6 +40,7 @@ export interface BatchServices {
   personCache: PersonCache;
   slices: TimeSlices;
   definitions: DefinitionRecorder;
+  warnings: IngestionWarningRepository;
 }
 
 interface CatalogChanges {
@@ -55,6 +59,8 @@ export class IngestionBatch {
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
   private readonly personBatches: PersonBatch[] = [];
+  /** What capture and processing worked around, stored with the batch's catalog changes. */
+  private readonly warnings: ProjectIngestionWarning[] = [];
 
   constructor(private readonly using: BatchServices) {}
 
@@ -73,6 +79,7 @@ export class IngestionBatch {
     const outbox: OutboxEntry[] = [];
     for (const changes of this.changes) outbox.push(...(await changes.write(db)));
     await appendToOutbox(db, outbox);
+    await this.using.warnings.record(db, this.warnings);
   }
 
   /** Tells the person cache what `write` stored; only once its transaction is committed. */
@@ -80,9 +87,31 @@ export class IngestionBatch {
     for (const persons of this.personBatches) persons.rememberCommitted();
   }
 
+  /**
+   * Keeps the warnings capture attached to an event, and makes its time storable: capture
+   * resolves every time to one, but a log written by an older build may hold others.
+   */
+  private takeWarnings(teamId: number, entry: StoredCaptureLogEntry, event: NormalizedEvent): void {
+    const warnings: IngestionWarning[] = event.warnings ?? [];
+    if (!isStorableEventTime(event.time, entry.receivedAt)) {
+      warnings.push(
+        ingestionWarning('ignored_invalid_timestamp', {
+          eventUuid: event.uuid,
+          event: event.event,
+          field: 'timestamp',
+          value: Number.isFinite(event.time) ? new Date(event.time).toISOString() : String(event.time),
+          reason: 'outside the range events are stored with',
+        }),
+      );
+      event.time = entry.receivedAt;
+    }
+    for (const warning of warnings) this.warnings.push({ ...warning, teamId, at: entry.receivedAt });
+  }
+
   private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
     const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.personCache);
-    const personProcessor = new PersonProcessor(persons, teamId);
+    let receivedAt = 0;
+    const personProcessor = new PersonProcessor(persons, teamId, (warning) => this.warnings.push({ ...warning, teamId, at: receivedAt }));
     const groupProcessor = new GroupProcessor(this.using.db, teamId, this.using.groupTypes);
     for (let next = 0; next < entries.length; ) {
       // A few hundred events at a time, parsed, their persons found, then processed: the batch
@@ -93,6 +122,7 @@ export class IngestionBatch {
         const json = loggedEventsText(entry.events);
         // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
         const events = (parseWellFormedJson(json) as LoggedEvent[]).map(withPersonUpdate);
+        for (const event of events) this.takeWarnings(teamId, entry, event);
         chunk.push({ entry, json, events });
         size += events.length;
         await this.using.slices.pause();
@@ -100,6 +130,7 @@ export class IngestionBatch {
       await persons.preload(chunk.flatMap(({ events }) => events.flatMap(personDistinctIds)));
       for (const { entry, json, events } of chunk) {
         await this.using.slices.pause();
+        receivedAt = entry.receivedAt;
         await this.processRequest(teamId, entry, json, events, personProcessor, groupProcessor);
       }
     }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
 import { PersonRepository } from '../persons/person-repository.js';
 import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
@@ -6,11 +7,17 @@ import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
 import { TimeSlices } from '../util/yield.js';
-import type { CaptureLog, CaptureLogEntry, HeldEvents, StoredCaptureLogEntry } from './capture-log.js';
+import { loggedEventsBytes, loggedEventsText, type CaptureLog, type CaptureLogEntry, type HeldEvents, type StoredCaptureLogEntry } from './capture-log.js';
+import { DeadLetterRepository } from './dead-letter-repository.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { IngestionBatch } from './ingestion-batch.js';
+import { ingestionWarning } from './ingestion-warning.js';
+import type { IngestionWarningRepository } from './ingestion-warning-repository.js';
+import { serializeLoggedEvents } from './logged-events-json.js';
+import type { LoggedEvent } from './normalize-event.js';
 import { PersonCache } from './person-cache.js';
+import { isStoreUnavailable } from './store-unavailable.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
@@ -36,6 +43,39 @@ const BATCH_FILL_MS = 1000;
  */
 const SLICE_MS = 2;
 
+/** The first wait before processing is tried again after a failure; it doubles with each one after. */
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 30_000;
+
+/** Times a read tries processing again after events failed it, so it waits for them to be set aside. */
+const READ_ISOLATION_ROUNDS = 3;
+
+/** An event of a log entry, as the consumer sets aside what fails (see `isolate`). */
+interface LoggedEventOf {
+  entry: StoredCaptureLogEntry;
+  /** The event's JSON as logged; the entry's whole text when it could not be read as events. */
+  text: string;
+  /** What the dead letter names, when the text could be read. */
+  event: Pick<LoggedEvent, 'uuid' | 'event' | 'distinctId'> | null;
+}
+
+/** What the consumer works with. */
+export interface IngestionConsumerOptions {
+  catalog: Catalog;
+  log: CaptureLog;
+  relay: OutboxRelay;
+  writer: EventWriter;
+  /** Resolves when the warehouse answers a query: asked before an event that fails alone is set aside. */
+  warehouseAnswers: () => Promise<void>;
+  groupTypes: GroupTypeRegistry;
+  definitions: DefinitionRecorder;
+  warnings: IngestionWarningRepository;
+  /** Every person write (this consumer and the persons API) runs under this lock, in turn. */
+  personWriteLock: Mutex;
+  /** Told of each failure to process; the consumer retries by itself. */
+  onFailure: (error: unknown) => void;
+}
+
 /**
  * Processes the capture log behind the acknowledgements, a batch at a time: person and group
  * processing, then the person changes and their replica outbox in one catalog transaction, then
@@ -50,13 +90,19 @@ const SLICE_MS = 2;
  * Person writes from the API cannot come between: every API call awaits `flush()`, which returns
  * only when the log is processed and its entries removed.
  *
- * Every read of persons, definitions or the warehouse awaits `flush()`, so it sees every
- * acknowledged event.
+ * Every read of persons, definitions or the warehouse awaits `catchUp()`, so it sees every
+ * acknowledged event that can be processed.
+ *
+ * Nothing an event holds stops the consumer. When processing fails because a store is
+ * unavailable, it is tried again, later and later; when it fails for any other reason, the next
+ * pass narrows the failure down to the events that cause it (`isolate`), sets those aside in the
+ * catalog's dead letters with an ingestion warning, and processes every other event.
  */
 export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly persons = new PersonRepository();
   private readonly personCache = new PersonCache();
+  private readonly deadLetters = new DeadLetterRepository();
   /** The consumer's last turn of the person write lock: another turn since means persons changed. */
   private lastPersonWriteTurn = 0;
   private unprocessed = 0;
@@ -79,42 +125,90 @@ export class IngestionConsumer {
   private readonly slices = new TimeSlices(SLICE_MS);
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
+  /** Failures since processing last succeeded; while there are any, captures do not wait for it. */
+  private consecutiveFailures = 0;
+  private lastFailure: unknown = null;
+  /** After a failure no store explains, the next pass processes its first batch with `isolate`. */
+  private isolateNext = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** When the retry after a store was unavailable is due (epoch ms); reads do not try before. */
+  private retryAt = 0;
+  private closed = false;
 
-  constructor(
-    private readonly catalog: Catalog,
-    private readonly log: CaptureLog,
-    private readonly relay: OutboxRelay,
-    private readonly writer: EventWriter,
-    private readonly groupTypes: GroupTypeRegistry,
-    private readonly definitions: DefinitionRecorder,
-    /** Every person write (this consumer and the persons API) runs under this lock, in turn. */
-    private readonly personWriteLock: Mutex,
-    private readonly onBackgroundError: (error: unknown) => void,
-  ) {
-    this.db = catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
+  constructor(private readonly using: IngestionConsumerOptions) {
+    this.db = using.catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
   }
 
-  /** Resolves once everything logged before the call is processed, stored and replicated. */
+  /** Resolves once everything logged before the call is processed, stored and replicated; rejects when processing failed. */
   async flush(): Promise<void> {
     if (this.fillTimer) clearTimeout(this.fillTimer);
     this.fillTimer = null;
     await this.runner.run();
     // A later pass may have stored more meanwhile; stores run in order, so this includes ours.
     await this.lastStore;
-    await this.relay.flush();
+    try {
+      await this.using.relay.flush();
+    } catch (error) {
+      this.noteFailure(error);
+      throw error;
+    }
   }
 
-  /** Starts a flush without waiting for it; a failure is reported, and the next flush retries it. */
+  /**
+   * What a read waits for: everything acknowledged processed, or as much as can be. It never
+   * fails: while processing fails, the read serves what was processed. Events that fail it are
+   * set aside by the passes it waits for; while a store is unavailable, it tries once per retry.
+   */
+  async catchUp(): Promise<void> {
+    if (this.closed || (this.consecutiveFailures > 0 && Date.now() < this.retryAt)) return;
+    for (let round = 0; round < READ_ISOLATION_ROUNDS; round++) {
+      try {
+        await this.flush();
+        return;
+      } catch {
+        if (!this.isolateNext || this.closed) return;
+      }
+    }
+  }
+
+  /** Starts a flush without waiting for it; a failure is reported and retried by the consumer. */
   trigger(): void {
-    this.flush().catch(this.onBackgroundError);
+    if (!this.closed) this.flush().catch(() => undefined);
+  }
+
+  /**
+   * Stops starting passes and lets waiting captures go on; then waits up to `withinMs` for a
+   * last flush. False when that did not finish in time (the pass may still run: the log keeps
+   * what it did not remove, and the next start processes it).
+   */
+  async close(withinMs: number): Promise<boolean> {
+    if (this.fillTimer) clearTimeout(this.fillTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.closed = true;
+    this.admitWaiting();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
+    const finished = this.flush().then(
+      () => true,
+      () => true,
+    );
+    try {
+      return await Promise.race([finished, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Takes the entries this process just logged, so their events are not read back from the log. */
   handOver(ids: readonly number[], entries: readonly CaptureLogEntry[]): void {
     for (const [index, id] of ids.entries()) {
+      // While processing fails, what does not fit the backlog is read back from the log later:
+      // memory stays bounded however long a store is away.
+      if (this.consecutiveFailures > 0 && this.unprocessed >= MAX_BACKLOG_EVENTS) break;
       this.handedOver.set(id, entries[index]!);
       this.unprocessed += entries[index]!.eventCount;
     }
+    if (this.closed || this.consecutiveFailures > 0) return;
     // Processing waits for a batch to fill: a warehouse insert and a catalog transaction per
     // 20,000 events cost far less than per few thousand. Reads never wait: they flush.
     if (this.unprocessed >= BATCH_EVENTS) this.trigger();
@@ -136,10 +230,11 @@ export class IngestionConsumer {
 
   /**
    * Resolves when the events this process logged and has not processed are few enough again: a
-   * bound on the memory and the read latency a burst of captures can cause.
+   * bound on the memory and the read latency a burst of captures can cause. While processing
+   * fails, captures do not wait for it: their events are durable in the log.
    */
   async admit(): Promise<void> {
-    if (this.unprocessed <= MAX_BACKLOG_EVENTS) return;
+    if (this.unprocessed <= MAX_BACKLOG_EVENTS || this.consecutiveFailures > 0 || this.closed) return;
     this.trigger();
     await new Promise<void>((resolve) => this.admissions.push(resolve));
   }
@@ -151,26 +246,74 @@ export class IngestionConsumer {
   private async pass(): Promise<void> {
     try {
       await this.processLog();
+    } catch (error) {
+      this.noteFailure(error);
+      throw error;
     } finally {
       // Whatever happened, no capture waits on a pass that has ended.
       this.admitWaiting();
     }
   }
 
+  /**
+   * Counts a failure, reports it, and schedules the next try: at once, to isolate the events at
+   * fault, unless a store is unavailable; then after a wait that doubles with every failure.
+   */
+  private noteFailure(error: unknown): void {
+    // A failed store fails the pass and the flushes after it with the same error: one failure.
+    if (error === this.lastFailure) return;
+    this.lastFailure = error;
+    this.consecutiveFailures += 1;
+    const unavailable = isStoreUnavailable(error);
+    if (!unavailable) this.isolateNext = true;
+    // The first failure events may explain is isolated at once; any failure after it waits, so
+    // one that no event explains is not retried in a loop.
+    const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.consecutiveFailures - 1));
+    const delay = !unavailable && this.consecutiveFailures === 1 ? 0 : backoff;
+    this.retryAt = Date.now() + delay;
+    this.using.onFailure(error);
+    if (this.closed) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.trigger();
+    }, delay).unref();
+  }
+
+  private noteProgress(): void {
+    this.consecutiveFailures = 0;
+    this.lastFailure = null;
+  }
+
   private async processLog(): Promise<void> {
-    await this.relay.flush();
+    await this.using.relay.flush();
     // After a failure, every store still running fails too (see `store`): once they have, the
     // pass reads the log from its start, and a failure counted from here on is a new one.
-    if (this.committedThrough === 0) await this.lastStore.catch(() => undefined);
+    if (this.committedThrough === 0) {
+      await this.lastStore.catch(() => undefined);
+      // Its failure was reported; this pass stores again what it did not.
+      this.lastStore = this.storeBeforeLast = Promise.resolve();
+    }
     // Entries logged after this point wait for the next pass, so a flush never chases new traffic.
-    const end = await this.log.lastId();
+    const end = await this.using.log.lastId();
     // Entries the previous pass committed may still be in the log, their store under way.
     let after = this.committedThrough;
     const failuresBefore = this.storeFailures;
     let committed = false;
     try {
+      if (this.isolateNext) {
+        const entries = await this.using.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
+        if (entries.length > 0) {
+          after = entries[entries.length - 1]!.id;
+          await this.isolate(entries);
+          this.committedThrough = after;
+          this.settleWriter(after);
+        }
+        this.isolateNext = false;
+        this.noteProgress();
+      }
       for (;;) {
-        const entries = await this.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
+        const entries = await this.using.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         committed = true;
         after = entries[entries.length - 1]!.id;
@@ -179,7 +322,7 @@ export class IngestionConsumer {
         this.storeBeforeLast = this.lastStore;
         this.lastStore = this.store(batch, after, failuresBefore);
         // The replicas are written while the next batch is processed; `flush` waits for them.
-        this.relay.flush().catch(() => undefined);
+        this.using.relay.flush().catch(() => undefined);
       }
     } catch (error) {
       this.committedThrough = 0;
@@ -187,12 +330,20 @@ export class IngestionConsumer {
     }
     // Nothing was left to process (at start-up with an empty log, say): once the last store is
     // in, every logged event is stored. A store settles the writer itself otherwise.
-    if (!committed) this.lastStore.then(() => this.settleWriter(after), () => undefined);
+    if (!committed) {
+      this.lastStore.then(
+        () => {
+          this.settleWriter(after);
+          this.noteProgress();
+        },
+        () => undefined,
+      );
+    }
   }
 
   /** Tells the writer its uuid index is complete if nothing was committed after `throughId`. */
   private settleWriter(throughId: number): void {
-    if (throughId === this.committedThrough) this.writer.settled();
+    if (throughId === this.committedThrough) this.using.writer.settled();
   }
 
   /**
@@ -201,16 +352,18 @@ export class IngestionConsumer {
    * the pass began fails the batch; one that fails later fails the stores after it (see `store`).
    */
   private async commitBatch(entries: readonly StoredCaptureLogEntry[], failuresBefore: number): Promise<IngestionBatch> {
+    const { catalog, groupTypes, definitions, warnings, personWriteLock, relay } = this.using;
     const batch = new IngestionBatch({
       db: this.db,
-      groupTypes: this.groupTypes,
+      groupTypes,
       persons: this.persons,
       personCache: this.personCache,
       slices: this.slices,
-      definitions: this.definitions,
+      definitions,
+      warnings,
     });
-    await this.personWriteLock.run(async () => {
-      const turn = this.personWriteLock.turns;
+    await personWriteLock.run(async () => {
+      const turn = personWriteLock.turns;
       if (turn !== this.lastPersonWriteTurn + 1) this.personCache.clear();
       this.lastPersonWriteTurn = turn;
       try {
@@ -218,15 +371,15 @@ export class IngestionConsumer {
         await this.storeBeforeLast.catch(() => undefined);
         if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
         // Durable before the entries are removed from the log (`store`), not on commit.
-        await this.catalog.deferredSyncTransaction(this.db, async (trx) => {
+        await catalog.deferredSyncTransaction(this.db, async (trx) => {
           await batch.write(trx);
-          await this.relay.pruneApplied(trx);
+          await relay.pruneApplied(trx);
         });
         batch.rememberCommitted();
       } catch (error) {
         // Whether the catalog holds the batch's changes is not known for every failure.
         this.personCache.clear();
-        this.groupTypes.forgetAll();
+        groupTypes.forgetAll();
         throw error;
       }
     });
@@ -247,19 +400,21 @@ export class IngestionConsumer {
       .catch(() => undefined)
       .then(() => {
         if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
-        // The event writer takes one call at a time: the chain of stores sees to it.
-        return Promise.allSettled([this.writer.insertNew(batch.rows), this.recordDefinitions(batch)]);
+        return this.storeRowsAndDefinitions(batch);
       })
-      .then(throwFirstFailure)
-      .then(() => this.catalog.syncCommits())
-      .then(() => this.log.remove(throughId))
+      .then(() => this.using.catalog.syncCommits())
+      .then(() => this.using.log.remove(throughId))
       .then(
-        () => this.settleWriter(throughId),
+        () => {
+          this.settleWriter(throughId);
+          this.noteProgress();
+        },
         (error: unknown) => {
           // What failed is still in the log: the next pass reads it again from the start.
           this.committedThrough = 0;
           this.storeFailures += 1;
           this.lastStoreError = error;
+          this.noteFailure(error);
           throw error;
         },
       );
@@ -268,11 +423,129 @@ export class IngestionConsumer {
     return done;
   }
 
+  /** The event writer takes one call at a time: callers run stores one after another. */
+  private async storeRowsAndDefinitions(batch: IngestionBatch): Promise<void> {
+    const results = await Promise.allSettled([this.using.writer.insertNew(batch.rows), this.recordDefinitions(batch)]);
+    for (const result of results) if (result.status === 'rejected') throw result.reason;
+  }
+
   private async recordDefinitions(batch: IngestionBatch): Promise<void> {
-    for (const request of batch.recordable) await this.definitions.record(request.teamId, request.events, request.receivedAt);
+    for (const request of batch.recordable) await this.using.definitions.record(request.teamId, request.events, request.receivedAt);
+  }
+
+  /**
+   * Processes the entries of a batch that failed for a reason no store explains, a part at a
+   * time, in log order, each part processed, committed and stored before the next: a part that
+   * fails is split in two, and an event that fails alone, twice, while both stores answer, is
+   * set aside as a dead letter. A store that is unavailable meanwhile fails the whole, to be
+   * retried later; what was stored by then is not stored twice (person changes applied again
+   * come to the same, and the warehouse drops events it has). The entries are removed from the
+   * log once every event is stored or set aside.
+   */
+  private async isolate(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
+    await this.lastStore.catch(() => undefined);
+    const events: LoggedEventOf[] = [];
+    for (const entry of entries) events.push(...loggedEventsOf(entry));
+    await this.processApart(events);
+    await this.using.catalog.syncCommits();
+    await this.using.log.remove(entries[entries.length - 1]!.id);
+    this.dropHandedOver(entries[entries.length - 1]!.id);
+  }
+
+  private async processApart(events: readonly LoggedEventOf[]): Promise<void> {
+    let failure: unknown;
+    try {
+      await this.processPart(events);
+      return;
+    } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
+      failure = error;
+    }
+    if (events.length > 1) {
+      const middle = Math.ceil(events.length / 2);
+      await this.processApart(events.slice(0, middle));
+      await this.processApart(events.slice(middle));
+      return;
+    }
+    // Once more alone, so that a failure that passes is not taken for the event's own.
+    try {
+      await this.processPart(events);
+      return;
+    } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
+      failure = error;
+    }
+    await this.storesAnswer(failure);
+    await this.setAside(events[0]!, failure);
+  }
+
+  /** Processes, commits and stores some events of the log, as a batch of their own. */
+  private async processPart(events: readonly LoggedEventOf[]): Promise<void> {
+    if (events.some((event) => event.event === null)) throw new Error('the capture log entry could not be read as events');
+    const batch = await this.commitBatch(partEntries(events), this.storeFailures);
+    await this.storeRowsAndDefinitions(batch);
+  }
+
+  /** Fails with `failure` unless both stores answer: an event is set aside only while they do. */
+  private async storesAnswer(failure: unknown): Promise<void> {
+    try {
+      await sql`select 1`.execute(this.using.catalog.db);
+      await this.using.warehouseAnswers();
+    } catch {
+      throw failure;
+    }
+  }
+
+  /** Stores an event that cannot be processed as a dead letter, with an ingestion warning saying why. */
+  private async setAside(logged: LoggedEventOf, failure: unknown): Promise<void> {
+    const error = failure instanceof Error ? failure.message : String(failure);
+    const { teamId, receivedAt } = logged.entry;
+    const event = logged.event;
+    const warning = ingestionWarning('event_processing_failed', {
+      eventUuid: event?.uuid ?? null,
+      event: event?.event ?? null,
+      distinctId: event?.distinctId ?? null,
+      error,
+    });
+    await this.using.catalog.db.transaction().execute(async (trx) => {
+      await this.deadLetters.record(
+        trx,
+        { teamId, eventUuid: event?.uuid ?? null, event: event?.event ?? null, distinctId: event?.distinctId ?? null, payload: logged.text, error, receivedAt },
+        Date.now(),
+      );
+      await this.using.warnings.record(trx, [{ ...warning, teamId, at: receivedAt }]);
+    });
+    this.using.onFailure(new Error(`an event could not be processed and was set aside as a dead letter: ${error}`, { cause: failure }));
   }
 }
 
-function throwFirstFailure(results: PromiseSettledResult<void>[]): void {
-  for (const result of results) if (result.status === 'rejected') throw result.reason;
+/** The events of a log entry, each as its own JSON; the whole entry as one when it cannot be read. */
+function loggedEventsOf(entry: StoredCaptureLogEntry): LoggedEventOf[] {
+  const text = loggedEventsText(entry.events);
+  let events: LoggedEvent[];
+  try {
+    events = JSON.parse(text) as LoggedEvent[];
+    if (!Array.isArray(events)) throw new Error('not a list of events');
+    return events.map((event) => ({
+      entry,
+      text: serializeLoggedEvents([event]).json.slice(1, -1),
+      event: { uuid: String(event.uuid), event: String(event.event), distinctId: String(event.distinctId) },
+    }));
+  } catch {
+    return [{ entry, text, event: null }];
+  }
+}
+
+/** Log entries holding just these events, in order: consecutive events of an entry share one. */
+function partEntries(events: readonly LoggedEventOf[]): StoredCaptureLogEntry[] {
+  const entries: StoredCaptureLogEntry[] = [];
+  let texts: string[] = [];
+  for (const [index, { entry, text }] of events.entries()) {
+    texts.push(text);
+    if (events[index + 1]?.entry !== entry) {
+      entries.push({ id: entry.id, teamId: entry.teamId, receivedAt: entry.receivedAt, events: loggedEventsBytes(`[${texts.join(',')}]`) });
+      texts = [];
+    }
+  }
+  return entries;
 }

@@ -21,7 +21,9 @@ export function serializeLoggedEvents(events: readonly LoggedEvent[]): Serialize
     json +=
       `{"uuid":${JSON.stringify(event.uuid)},"event":${JSON.stringify(event.event)},` +
       `"distinctId":${JSON.stringify(event.distinctId)},"time":${JSON.stringify(event.time)},` +
-      `"elementsChain":${JSON.stringify(event.elementsChain)},"processPerson":${event.processPerson},"properties":`;
+      `"elementsChain":${JSON.stringify(event.elementsChain)},"processPerson":${event.processPerson},` +
+      (event.warnings ? `"warnings":${JSON.stringify(event.warnings)},` : '') +
+      '"properties":';
     const properties = JSON.stringify(event.properties);
     spans[index * 2] = json.length;
     json += properties;

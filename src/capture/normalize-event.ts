@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { mergeProperties } from '../util/merge-properties.js';
 import { elementsToChain } from './elements-chain.js';
 import type { IncomingEvent } from './event-parser.js';
+import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
 import { resolveEventTime } from './timestamps.js';
 
 /** An event as the capture log keeps it: accepted, with its time resolved. */
@@ -15,6 +16,8 @@ export interface LoggedEvent {
   time: number;
   elementsChain: string;
   processPerson: boolean;
+  /** What capture worked around in the event, recorded when it is processed; absent when nothing. */
+  warnings?: IngestionWarning[];
 }
 
 /** An event ready for person processing and storage. */
@@ -141,6 +144,8 @@ function addInitialProperties(properties: Record<string, unknown>): void {
  */
 export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContext): LoggedEvent | null {
   const properties = incoming.properties;
+  const uuid = incoming.uuid ?? uuidv7();
+  const warnings: IngestionWarning[] = [];
   if (incoming.set) properties.$set = mergeProperties(objectOrEmpty(properties.$set), incoming.set);
   if (incoming.setOnce) properties.$set_once = mergeProperties(objectOrEmpty(properties.$set_once), incoming.setOnce);
   if (context.ip !== null && properties.$ip === undefined) properties.$ip = context.ip;
@@ -148,7 +153,19 @@ export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContex
     properties.$session_id = properties.$session_id.toLowerCase();
   }
 
-  const processPerson = properties.$process_person_profile !== false;
+  const processPersonProfile = properties.$process_person_profile;
+  if (processPersonProfile !== undefined && typeof processPersonProfile !== 'boolean') {
+    warnings.push(
+      ingestionWarning('invalid_process_person_profile', {
+        eventUuid: uuid,
+        event: incoming.event,
+        distinctId: incoming.distinctId,
+        $process_person_profile: processPersonProfile,
+        message: 'Only a boolean value is valid for the $process_person_profile property',
+      }),
+    );
+  }
+  const processPerson = processPersonProfile !== false;
   if (processPerson) {
     delete properties.$process_person_profile;
   } else {
@@ -172,21 +189,26 @@ export function normalizeEvent(incoming: IncomingEvent, context: NormalizeContex
   delete properties.$elements;
   delete properties.$elements_chain;
 
-  return {
-    uuid: incoming.uuid ?? uuidv7(),
+  const { time, warning } = resolveEventTime({
+    timestamp: incoming.timestamp,
+    offset: incoming.offset,
+    sentAt: context.sentAt,
+    ignoreSentAt: properties.$ignore_sent_at === true,
+    now: context.now,
+  });
+  if (warning) warnings.push({ type: warning.type, details: { eventUuid: uuid, event: incoming.event, ...warning.details } });
+
+  const event: LoggedEvent = {
+    uuid,
     event: incoming.event,
     distinctId: incoming.distinctId,
     properties,
-    time: resolveEventTime({
-      timestamp: incoming.timestamp,
-      offset: incoming.offset,
-      sentAt: context.sentAt,
-      ignoreSentAt: properties.$ignore_sent_at === true,
-      now: context.now,
-    }),
+    time,
     elementsChain,
     processPerson,
   };
+  if (warnings.length > 0) event.warnings = warnings;
+  return event;
 }
 
 /**

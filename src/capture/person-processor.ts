@@ -2,7 +2,8 @@ import { personUuidFor } from '../persons/person.js';
 import { isIdenticalJson } from '../util/json-equal.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import { mergeProperties, setProperty } from '../util/merge-properties.js';
-import { isIllegalMergeId } from './distinct-id-rules.js';
+import { isIllegalMergeId, MAX_DISTINCT_ID_LENGTH, truncateCodePoints } from './distinct-id-rules.js';
+import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
 import type { NormalizedEvent, PersonUpdate } from './normalize-event.js';
 import type { PersonBatch, PersonState } from './person-batch.js';
 
@@ -17,17 +18,20 @@ export interface EventPerson {
 
 const HOUR_MS = 3_600_000;
 
+/** A merge source as a distinct id: text, cut to the length capture keeps of any distinct id. */
+function mergeIdOf(value: unknown): string {
+  return truncateCodePoints(typeof value === 'string' ? value : JSON.stringify(value), MAX_DISTINCT_ID_LENGTH);
+}
+
 /** The id an identify/alias event merges into the event's person, if the event is a merge trigger. */
 export function mergeSourceOf(event: NormalizedEvent): string | null {
   if (event.event === '$identify') {
     const anon = event.properties.$anon_distinct_id;
-    if (anon === undefined) return null;
-    return anon === null ? null : typeof anon === 'string' ? anon : JSON.stringify(anon);
+    return anon === undefined || anon === null ? null : mergeIdOf(anon);
   }
   if (event.event === '$create_alias' || event.event === '$merge_dangerously') {
     const alias = event.properties.alias;
-    if (alias === undefined || alias === null) return null;
-    return typeof alias === 'string' ? alias : JSON.stringify(alias);
+    return alias === undefined || alias === null ? null : mergeIdOf(alias);
   }
   return null;
 }
@@ -128,6 +132,8 @@ export class PersonProcessor {
   constructor(
     private readonly batch: PersonBatch,
     private readonly teamId: number,
+    /** Takes the warnings about merges refused. */
+    private readonly warn: (warning: IngestionWarning) => void,
   ) {}
 
   async process(event: NormalizedEvent): Promise<EventPerson> {
@@ -135,7 +141,18 @@ export class PersonProcessor {
     const source = mergeSourceOf(event);
     let person: PersonState;
     let freshlyCreated = false;
-    if (source !== null && source !== event.distinctId && !isIllegalMergeId(source) && !isIllegalMergeId(event.distinctId)) {
+    const merges = source !== null && source !== event.distinctId;
+    const illegalId = !merges ? null : isIllegalMergeId(event.distinctId) ? event.distinctId : isIllegalMergeId(source) ? source : null;
+    if (illegalId !== null) {
+      this.warn(
+        ingestionWarning('cannot_merge_with_illegal_distinct_id', {
+          illegalDistinctId: illegalId,
+          otherDistinctId: illegalId === source ? event.distinctId : source,
+          eventUuid: event.uuid,
+        }),
+      );
+    }
+    if (merges && illegalId === null) {
       ({ person, freshlyCreated } = await this.identify(event, source));
     } else {
       const existing = await this.batch.personFor(event.distinctId);
@@ -183,6 +200,13 @@ export class PersonProcessor {
     }
     if (into === other) return { person: this.identified(into!), freshlyCreated: false };
     if (other!.isIdentified && event.event !== '$merge_dangerously') {
+      this.warn(
+        ingestionWarning('cannot_merge_already_identified', {
+          sourcePersonDistinctId: otherId,
+          targetPersonDistinctId: event.distinctId,
+          eventUuid: event.uuid,
+        }),
+      );
       return { person: this.identified(into!), freshlyCreated: false };
     }
     await this.batch.merge(into!, other!);

@@ -1,3 +1,5 @@
+import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
+
 /**
  * Event time as PostHog's capture computes it (ingestion spec A2). Times are epoch
  * milliseconds as floats so microseconds survive (`.123456` → `…123.456`).
@@ -8,8 +10,8 @@ const ISO_LIKE =
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const HOUR_MS = 3_600_000;
 const FUTURE_TOLERANCE_MS = 23 * HOUR_MS;
-const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const MIN_TIME_MS = new Date(0).setUTCFullYear(0, 0, 1);
+/** The warehouse's DateTime64 columns hold 1900-01-01 to 2299-12-31; the future clamp keeps times far below the end. */
+const MIN_STORABLE_TIME_MS = Date.UTC(1900, 0, 1);
 
 function offsetMinutes(zone: string | undefined): number {
   if (!zone || /^(z|utc)$/i.test(zone)) return 0;
@@ -64,22 +66,62 @@ export interface TimestampInput {
   now: number;
 }
 
-/** The stored event time: skew-corrected, offset honoured, clamped; garbage becomes now. */
-export function resolveEventTime(input: TimestampInput): number {
+export interface ResolvedEventTime {
+  /** Epoch milliseconds, always one the warehouse can store. */
+  time: number;
+  /** Why the time is not the one the event gave, when the event's was unusable (without the event's uuid). */
+  warning: IngestionWarning | null;
+}
+
+/**
+ * The stored event time: skew-corrected, offset honoured; garbage, a time more than 23 hours
+ * ahead or one before 1900 (the warehouse's first storable instant) becomes now, with a warning
+ * that keeps what the event said.
+ */
+export function resolveEventTime(input: TimestampInput): ResolvedEventTime {
   const { now } = input;
   const parsed = typeof input.timestamp === 'string' ? parseTimestamp(input.timestamp) : null;
   let time: number;
+  let warning: IngestionWarning | null = null;
   if (parsed !== null && input.sentAt !== null && !input.ignoreSentAt) {
     time = now + (parsed - input.sentAt);
   } else if (parsed !== null) {
     time = parsed;
   } else {
     time = now;
+    if (typeof input.timestamp === 'string' && input.timestamp.trim() !== '') {
+      warning = ingestionWarning('ignored_invalid_timestamp', { field: 'timestamp', value: input.timestamp, reason: 'not a date and time' });
+    }
   }
-  if (typeof input.offset === 'number' && Number.isFinite(input.offset)) time = now - input.offset;
-  if (time > now + FUTURE_TOLERANCE_MS) time = now;
-  if (time < MIN_TIME_MS || time > MAX_TIME_MS) time = 0;
-  return time;
+  const offsetUsed = typeof input.offset === 'number' && Number.isFinite(input.offset);
+  if (offsetUsed) time = now - (input.offset as number);
+  if (time > now + FUTURE_TOLERANCE_MS) {
+    warning = ingestionWarning('event_timestamp_in_future', {
+      timestamp: input.timestamp,
+      sentAt: input.sentAt === null ? null : new Date(input.sentAt).toISOString(),
+      offset: offsetUsed ? input.offset : null,
+      now: new Date(now).toISOString(),
+      result: new Date(now).toISOString(),
+    });
+    time = now;
+  } else if (!(time >= MIN_STORABLE_TIME_MS)) {
+    warning = ingestionWarning('ignored_invalid_timestamp', {
+      field: offsetUsed ? 'offset' : 'timestamp',
+      value: offsetUsed ? input.offset : input.timestamp,
+      sentAt: input.sentAt === null ? null : new Date(input.sentAt).toISOString(),
+      reason: 'before 1900-01-01, the earliest time events are stored with',
+    });
+    time = now;
+  }
+  return { time, warning };
+}
+
+/**
+ * Whether a resolved time can be stored as it is, for an event received at `receivedAt`: what
+ * `resolveEventTime` gives always can; a capture log written by an older build may hold others.
+ */
+export function isStorableEventTime(time: number, receivedAt: number): boolean {
+  return time >= MIN_STORABLE_TIME_MS && time <= receivedAt + FUTURE_TOLERANCE_MS;
 }
 
 /** The request's `sent_at`: the batch body's ISO string, else the `_`/`sent_at` query value in ms. */

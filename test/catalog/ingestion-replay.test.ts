@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { GroupTypeRegistry } from '../../src/capture/group-types.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
+import { IngestionWarningRepository } from '../../src/capture/ingestion-warning-repository.js';
 import { PersonCache } from '../../src/capture/person-cache.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
@@ -69,6 +70,7 @@ for (const backend of CATALOG_BACKENDS) {
         personCache: new PersonCache(),
         slices: new TimeSlices(5),
         definitions: new DefinitionRecorder(catalog.db),
+        warnings: new IngestionWarningRepository(catalog.dialect),
       });
       await batch.process(logged);
       await catalog.db.transaction().execute((trx) => batch.write(trx));

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { GroupTypeRegistry } from '../../src/capture/group-types.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
+import { IngestionWarningRepository } from '../../src/capture/ingestion-warning-repository.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { PersonCache, type CachedPerson } from '../../src/capture/person-cache.js';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
@@ -78,6 +79,7 @@ for (const backend of CATALOG_BACKENDS) {
           personCache: newCache(),
           slices: new TimeSlices(5),
           definitions: new DefinitionRecorder(catalog.db),
+          warnings: new IngestionWarningRepository(catalog.dialect),
         });
         await batch.process([entry]);
         await catalog.db.transaction().execute((trx) => batch.write(trx));

@@ -9,17 +9,24 @@ import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { openCatalog, type Catalog } from '../../src/storage/catalog/catalog.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
-import type { WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
+import { RowBinaryWriter, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
 import type { QueryParams, Warehouse } from '../../src/storage/warehouse/warehouse.js';
 import { tempDataDir } from '../support/tally.js';
 
 
-/** The embedded warehouse, except that the next events insert fails when asked to, after `failAfterMs`. */
-class FailingEventsInsert implements Warehouse {
+/**
+ * The embedded warehouse, except that the next `failNext` events inserts fail (with `error()`,
+ * after `failAfterMs`), and that every events insert holding `refusedUuid` fails, as a warehouse
+ * refusing one row does.
+ */
+class FaultyWarehouse implements Warehouse {
   readonly kind = 'chdb' as const;
-  failNext = false;
+  failNext = 0;
   failAfterMs = 0;
   failures = 0;
+  error: () => Error = () => new Error('injected: the warehouse refused the insert');
+  refusedUuid: string | null = null;
+  refusals = 0;
 
   constructor(private readonly stored: ChdbWarehouse) {}
 
@@ -44,17 +51,53 @@ class FailingEventsInsert implements Warehouse {
   }
 
   async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
-    if (table === 'events' && this.failNext) {
-      this.failNext = false;
+    if (table === 'events' && this.failNext > 0) {
+      this.failNext -= 1;
       this.failures += 1;
       await new Promise((resolve) => setTimeout(resolve, this.failAfterMs));
-      throw new Error('injected: the warehouse refused the insert');
+      throw this.error();
+    }
+    if (table === 'events' && this.refusedUuid !== null && Buffer.from(rows).includes(encodedUuid(this.refusedUuid))) {
+      this.refusals += 1;
+      throw new Error('Code: 117. DB::Exception: injected: the warehouse cannot take this row. (INCORRECT_DATA)');
     }
     return this.stored.insertRowBinary(table, columns, rows);
   }
 
   close(): Promise<void> {
     return this.stored.close();
+  }
+}
+
+/** A UUID as an events row holds it in RowBinary. */
+function encodedUuid(uuid: string): Buffer {
+  const writer = new RowBinaryWriter();
+  writer.uuid(uuid);
+  return Buffer.from(writer.bytes());
+}
+
+/** An error of a connection the warehouse did not answer, as the HTTP client reports it. */
+function connectionRefused(): Error {
+  return Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' });
+}
+
+/** Waits until the log holds nothing (counting held entries without reading their payload). */
+async function logEmptied(captureLog: FileCaptureLog, withinMs = 30_000): Promise<void> {
+  const held = { events: new Uint8Array() };
+  const logged = async () => (await captureLog.read(1_000_000, 0, Number.MAX_SAFE_INTEGER, () => held)).length;
+  const deadline = Date.now() + withinMs;
+  while ((await logged()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await logged(), 0, 'every entry is processed and removed');
+}
+
+/** Runs `work` with console.error silenced: the consumer reports the failures the test injects. */
+async function quietly(work: () => Promise<void>): Promise<void> {
+  const originalError = console.error;
+  console.error = () => undefined;
+  try {
+    await work();
+  } finally {
+    console.error = originalError;
   }
 }
 
@@ -91,7 +134,11 @@ async function withStores<W extends Warehouse>(warehouseOf: (stored: ChdbWarehou
     await migrateWarehouse(warehouse);
     const context = createContext(config, catalog, warehouse, captureLog);
     const { projectToken, projectId } = (await bootstrapIfEmpty(context))!;
-    await work({ catalog, warehouse, captureLog, context, projectToken, projectId });
+    try {
+      await work({ catalog, warehouse, captureLog, context, projectToken, projectId });
+    } finally {
+      await context.ingestion.close(10_000);
+    }
   } finally {
     await captureLog.close();
     await warehouse.close();
@@ -101,11 +148,9 @@ async function withStores<W extends Warehouse>(warehouseOf: (stored: ChdbWarehou
 }
 
 test('acknowledged events survive a failed warehouse insert: the next pass stores each exactly once, with their persons', () =>
-  withStores((stored) => new FailingEventsInsert(stored), async ({ catalog, warehouse, captureLog, context, projectToken: token }) => {
-    const originalError = console.error;
-    console.error = () => undefined;
-    try {
-      warehouse.failNext = true;
+  withStores((stored) => new FaultyWarehouse(stored), async ({ catalog, warehouse, captureLog, context, projectToken: token }) =>
+    quietly(async () => {
+      warehouse.failNext = 1;
       const first = [
         { event: '$pageview', distinct_id: 'anon-1', uuid: '0190a3f2-0000-7000-8000-000000000001' },
         { event: '$identify', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000002', properties: { $anon_distinct_id: 'anon-1', $set: { plan: 'pro' } } },
@@ -131,15 +176,14 @@ test('acknowledged events survive a failed warehouse insert: the next pass store
       const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').orderBy('id').execute();
       assert.deepEqual(links.map((link) => link.distinct_id), ['anon-1', 'user-1']);
       assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), [], 'every entry is removed once stored');
-    } finally {
-      console.error = originalError;
-    }
-  }));
+    })));
 
 test('log entries stay until their definitions are recorded: a failed recording is made by the next pass', () =>
-  withStores((stored) => stored, async ({ catalog, warehouse, captureLog, context, projectToken: token }) => {
+  withStores((stored) => stored, async ({ catalog, warehouse, captureLog, context, projectToken: token }) => quietly(async () => {
     const record = DefinitionRecorder.prototype.record;
-    DefinitionRecorder.prototype.record = () => Promise.reject(new Error('injected: the catalog refused the definitions'));
+    // A busy catalog: unavailable for a while, not refusing the events.
+    DefinitionRecorder.prototype.record = () =>
+      Promise.reject(Object.assign(new Error('injected: the catalog refused the definitions'), { code: 'SQLITE_BUSY' }));
     try {
       await context.capture.capture(request(token, [{ event: 'order placed', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { amount: 5 } }]));
       await assert.rejects(context.ingestion.flush(), /injected/);
@@ -153,10 +197,11 @@ test('log entries stay until their definitions are recorded: a failed recording 
       assert.deepEqual(properties, [{ name: 'amount', property_type: 'Numeric' }]);
       assert.equal((await warehouse.query('SELECT uuid FROM events')).length, 1, 'stored once');
       assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), []);
+      assert.deepEqual(await catalog.db.selectFrom('dead_letter_events').selectAll().execute(), [], 'nothing is set aside');
     } finally {
       DefinitionRecorder.prototype.record = record;
     }
-  }));
+  })));
 
 test('a person changed through the API between batches is what the next batch builds on', () =>
   withStores((stored) => stored, async ({ catalog, warehouse, context, projectToken, projectId }) => {
@@ -221,12 +266,10 @@ test('a person deleted through the API between batches is not found by the next 
   }));
 
 test('a store that fails after the next batch committed fails that batch\'s store too: the next pass stores every event once', () =>
-  withStores((stored) => new FailingEventsInsert(stored), async ({ warehouse, captureLog, context, projectToken }) => {
-    const originalError = console.error;
-    console.error = () => undefined;
-    try {
+  withStores((stored) => new FaultyWarehouse(stored), async ({ warehouse, captureLog, context, projectToken }) =>
+    quietly(async () => {
       // The first batch's insert fails only once the second batch (its last 100 events) has committed.
-      warehouse.failNext = true;
+      warehouse.failNext = 1;
       warehouse.failAfterMs = 1500;
       const events = (sent: number) =>
         Array.from({ length: 100 }, (_, index) => ({ event: 'tick', distinct_id: `user-${index}`, uuid: `0190a3f2-0000-7000-8000-${String(sent * 100 + index).padStart(12, '0')}` }));
@@ -237,7 +280,94 @@ test('a store that fails after the next batch committed fails that batch\'s stor
       const [row] = await warehouse.query<{ n: number; uuids: number }>('SELECT count() AS n, uniqExact(uuid) AS uuids FROM events');
       assert.deepEqual(row, { n: 20100, uuids: 20100 });
       assert.deepEqual(await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER), [], 'every entry is removed once stored');
-    } finally {
-      console.error = originalError;
-    }
-  }));
+    })));
+
+test('a warehouse that does not answer is waited for: the consumer retries by itself, reads go on, and nothing is set aside', () =>
+  withStores((stored) => new FaultyWarehouse(stored), async ({ catalog, warehouse, captureLog, context, projectToken }) =>
+    quietly(async () => {
+      warehouse.failNext = 3;
+      warehouse.error = connectionRefused;
+      const events = (sent: number) =>
+        Array.from({ length: 5 }, (_, index) => ({ event: 'tick', distinct_id: `user-${index}`, uuid: `0190a3f2-0000-7000-8000-${String(sent * 5 + index).padStart(12, '0')}` }));
+      await context.capture.capture(request(projectToken, events(0)));
+      await context.capture.capture(request(projectToken, events(1)));
+      // Nothing flushes here but reads, which never fail: the fill time starts processing, and
+      // the consumer's own retries, after 250, 500 and 1000 ms, get past the three refusals.
+      await context.ingestion.catchUp();
+      await logEmptied(captureLog);
+      assert.equal(warehouse.failures, 3);
+      const [row] = await warehouse.query<{ n: number; uuids: number }>('SELECT count() AS n, uniqExact(uuid) AS uuids FROM events');
+      assert.deepEqual(row, { n: 10, uuids: 10 });
+      assert.deepEqual(await catalog.db.selectFrom('dead_letter_events').selectAll().execute(), []);
+      assert.deepEqual(await catalog.db.selectFrom('ingestion_warnings').selectAll().execute(), []);
+      assert.equal((await catalog.db.selectFrom('persons').select('id').execute()).length, 5);
+    })));
+
+test('an event the warehouse refuses is set aside as a dead letter with a warning; every other event is stored once', () =>
+  withStores((stored) => new FaultyWarehouse(stored), async ({ catalog, warehouse, captureLog, context, projectToken, projectId }) =>
+    quietly(async () => {
+      const poison = '0190a3f2-0000-7000-8000-000000000015';
+      warehouse.refusedUuid = poison;
+      const events = (sent: number) =>
+        Array.from({ length: 10 }, (_, index) => ({
+          event: 'tick',
+          distinct_id: `user-${index}`,
+          uuid: `0190a3f2-0000-7000-8000-${String(sent * 10 + index).padStart(12, '0')}`,
+          properties: { $set: { [`seen_${sent}`]: true } },
+        }));
+      for (let sent = 0; sent < 3; sent++) await context.capture.capture(request(projectToken, events(sent)));
+      await context.ingestion.catchUp();
+      await logEmptied(captureLog);
+
+      const stored = await warehouse.query<{ uuid: string }>('SELECT toString(uuid) AS uuid FROM events ORDER BY uuid');
+      const expected = [0, 1, 2].flatMap((sent) => events(sent).map((event) => event.uuid)).filter((uuid) => uuid !== poison);
+      assert.deepEqual(stored.map((row) => row.uuid), expected, 'the other 29 events, once each');
+      assert.ok(warehouse.refusals >= 2, 'the event was tried alone, twice, before it was set aside');
+
+      const letters = await catalog.db.selectFrom('dead_letter_events').selectAll().execute();
+      assert.equal(letters.length, 1);
+      const letter = letters[0]!;
+      assert.deepEqual(
+        { team_id: Number(letter.team_id), event_uuid: letter.event_uuid, event: letter.event, distinct_id: letter.distinct_id },
+        { team_id: projectId, event_uuid: poison, event: 'tick', distinct_id: 'user-5' },
+      );
+      assert.match(letter.error, /injected: the warehouse cannot take this row/);
+      const payload = JSON.parse(letter.payload) as { uuid: string; properties: Record<string, unknown> };
+      assert.equal(payload.uuid, poison);
+      assert.deepEqual(payload.properties.$set, { seen_1: true });
+
+      const project = (await context.projectRepository.findById(projectId))!;
+      const summaries = await context.ingestionWarningService.list(project, null);
+      assert.deepEqual(
+        summaries.map((summary) => ({ type: summary.type, count: summary.count, details: summary.warnings.map((warning) => warning.details) })),
+        [{ type: 'event_processing_failed', count: 1, details: [{ eventUuid: poison, event: 'tick', distinctId: 'user-5', error: letter.error }] }],
+      );
+      // The person of the event set aside still has the changes of the events stored.
+      const persons = await catalog.db.selectFrom('persons').select('properties').execute();
+      assert.equal(persons.length, 10);
+    })));
+
+test('a log entry that is not events, and an event that processing cannot take, are set aside; the events around them are stored', () =>
+  withStores((stored) => stored, async ({ catalog, warehouse, captureLog, context, projectId }) =>
+    quietly(async () => {
+      const logged = (events: object[]) => ({ teamId: projectId, receivedAt: Date.now(), eventCount: events.length, events: new TextEncoder().encode(JSON.stringify(events)) });
+      const event = (uuid: string) => ({ uuid, event: 'tick', distinctId: 'user-1', time: Date.now(), elementsChain: '', processPerson: true, properties: {} });
+      await captureLog.append([
+        logged([event('0190a3f2-0000-7000-8000-000000000001')]),
+        { teamId: projectId, receivedAt: Date.now(), eventCount: 1, events: new TextEncoder().encode('[{"uuid": "cut short') },
+        logged([event('0190a3f2-0000-7000-8000-000000000002'), event('not-a-uuid'), event('0190a3f2-0000-7000-8000-000000000003')]),
+      ]);
+      await context.ingestion.catchUp();
+      await logEmptied(captureLog);
+      const stored = await warehouse.query<{ uuid: string }>('SELECT toString(uuid) AS uuid FROM events ORDER BY uuid');
+      assert.deepEqual(stored.map((row) => row.uuid), ['0190a3f2-0000-7000-8000-000000000001', '0190a3f2-0000-7000-8000-000000000002', '0190a3f2-0000-7000-8000-000000000003']);
+      const letters = await catalog.db.selectFrom('dead_letter_events').select(['event_uuid', 'payload', 'error']).orderBy('id').execute();
+      assert.deepEqual(
+        letters.map((letter) => ({ event_uuid: letter.event_uuid, payload: letter.event_uuid === null ? letter.payload : JSON.parse(letter.payload).uuid })),
+        [
+          { event_uuid: null, payload: '[{"uuid": "cut short' },
+          { event_uuid: 'not-a-uuid', payload: 'not-a-uuid' },
+        ],
+      );
+      assert.match(letters[1]!.error, /not a UUID/);
+    })));

@@ -214,6 +214,32 @@ export interface CaptureLogTable {
   events: string;
 }
 
+/** A warning about an ingested event (see `IngestionWarning`); `timestamp` is when its request was received. */
+export interface IngestionWarningTable {
+  id: Generated<number>;
+  team_id: number;
+  type: string;
+  /** JSON object. */
+  details: string;
+  timestamp: string;
+}
+
+/** An event the consumer could not store, as the capture log held it, with the error. */
+export interface DeadLetterEventTable {
+  id: Generated<number>;
+  team_id: number;
+  /** Null when the log entry itself could not be read as events. */
+  event_uuid: string | null;
+  event: string | null;
+  distinct_id: string | null;
+  /** The logged event's JSON (or the whole entry's text, when it could not be read). */
+  payload: string;
+  error: string;
+  /** When its request was received, epoch milliseconds. */
+  received_at: number;
+  failed_at: string;
+}
+
 export interface CatalogSchema {
   organizations: OrganizationTable;
   users: UserTable;
@@ -229,6 +255,8 @@ export interface CatalogSchema {
   warehouse_outbox: WarehouseOutboxTable;
   pending_event_batches: PendingEventBatchTable;
   capture_log: CaptureLogTable;
+  ingestion_warnings: IngestionWarningTable;
+  dead_letter_events: DeadLetterEventTable;
   activity_log: ActivityLogTable;
   event_deletion_tasks: EventDeletionTaskTable;
   actions: ActionTable;

@@ -9,6 +9,7 @@ import { personListIndexesMigration } from './006-person-list-indexes.js';
 import { pendingEventBatchesMigration } from './007-pending-event-batches.js';
 import { captureLogMigration } from './008-capture-log.js';
 import { outboxRowBinaryMigration } from './009-outbox-row-binary.js';
+import { ingestionFailuresMigration } from './010-ingestion-failures.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -25,6 +26,7 @@ const migrations: Record<string, CatalogMigration> = {
   '007-pending-event-batches': pendingEventBatchesMigration,
   '008-capture-log': captureLogMigration,
   '009-outbox-row-binary': outboxRowBinaryMigration,
+  '010-ingestion-failures': ingestionFailuresMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
