@@ -9,9 +9,10 @@ export const MAX_MATERIALIZED_PERSON_PROPERTIES = 64;
 const COLUMN_PREFIX = 'pmat_';
 
 /**
- * The column that holds a person property's raw value. The name is ours, not the key: a readable
- * slug (identifier characters only, so it needs no quoting) and a hash of the whole key, so keys
- * that slug alike stay apart and the name alone says which key a column holds.
+ * The column that holds a person property's value as rawPropertyValue reads it. The name is
+ * ours, not the key: a readable slug (identifier characters only, so it needs no quoting) and a
+ * hash of the whole key, so keys that slug alike stay apart and the name alone says which key a
+ * column holds.
  */
 export function materializedColumnName(key: string): string {
   const slug = key
@@ -26,11 +27,11 @@ export function materializedColumnName(key: string): string {
 /**
  * Person properties stored by key on the persons replica, as PostHog's `pmat_*` columns: a
  * filter on one reads a short string column instead of parsing every person's JSON (a fifth of
- * the time on 1M persons). Each column is MATERIALIZED with the compiler's own raw-value
- * expression over `properties`, so ClickHouse fills it on every insert and the filter means
- * exactly what it means on the JSON. A key gets its column the first time a filter needs it;
- * parts written before then compute it on read (correct, as slow as the JSON) until the
- * background mutation has stored it.
+ * the time on 1M persons). Each column is MATERIALIZED with the compiler's own value expression
+ * over `properties`, so ClickHouse fills it on every insert and the filter means exactly what it
+ * means on the JSON. A key gets its column the first time a filter needs it; parts written
+ * before then compute it on read (correct, as slow as the JSON) until the background mutation
+ * has stored it.
  */
 export class MaterializedPersonProperties {
   private existing: Promise<Set<string>> | null = null;

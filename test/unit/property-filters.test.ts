@@ -216,8 +216,11 @@ describe('other property types', () => {
 });
 
 describe('raw property values', () => {
-  test("read as PostHog's regex strip of JSONExtractRaw reads them, for every kind of JSON value", async () => {
-    const values: unknown[] = ['plain', '', '"', '"quoted"', 'a"b', 'ends with "', '\\"', 'é ✓', 5, -1.5e-7, 0, true, false, null, [1, 'a'], { k: '"v"' }, ['"']];
+  test("strings read as their decoded text, other values as PostHog's regex strip of JSONExtractRaw reads them", async () => {
+    const values: unknown[] = [
+      'plain', '', '"', '"quoted"', 'a"b', 'ends with "', '\\"', 'a\\b', 'line\nbreak', '\u0001', 'é ✓ 😀',
+      5, -1.5e-7, 0, true, false, null, [1, 'a'], { k: '"v"' }, ['"'],
+    ];
     const rows = values.map((value, index) => ({ id: index, properties: JSON.stringify({ v: value }) }));
     rows.push({ id: values.length, properties: JSON.stringify({}) });
     await warehouse.command('CREATE TABLE raw_values (id UInt32, properties String) ENGINE = Memory');
@@ -229,10 +232,13 @@ describe('raw property values', () => {
       params.all,
     );
     assert.equal(read.length, values.length + 1);
-    for (const row of read) assert.equal(row.ours, row.posthog);
+    for (const [index, row] of read.entries()) {
+      const value = values[index];
+      assert.equal(row.ours, typeof value === 'string' ? value : row.posthog, JSON.stringify(value));
+    }
     assert.deepEqual(
-      read.slice(0, 4).map((row) => row.ours),
-      ['plain', '', '\\"', '\\"quoted\\"'],
+      read.slice(11).map((row) => row.ours),
+      ['5', '-1.5e-7', '0', 'true', 'false', 'null', '[1,"a"]', '{"k":"\\"v\\""}', '["\\""]', ''],
     );
   });
 });

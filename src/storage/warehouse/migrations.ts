@@ -1,4 +1,5 @@
 import { toClickhouseDateTime } from './datetime.js';
+import { quotedIdentifier } from './warehouse-sql.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
@@ -120,6 +121,11 @@ const MIGRATIONS: WarehouseMigration[] = [
     name: 'persons_by_number',
     run: orderPersonsByNumber,
   },
+  {
+    version: 6,
+    name: 'decoded_person_property_columns',
+    run: dropPersonPropertyColumns,
+  },
 ];
 
 /**
@@ -144,6 +150,21 @@ async function orderPersonsByNumber(warehouse: Warehouse): Promise<void> {
     await warehouse.command('EXCHANGE TABLES persons AND persons_reordering');
   }
   await warehouse.command('DROP TABLE IF EXISTS persons_reordering');
+}
+
+/**
+ * Drops the person-property columns (`pmat_…`, added on demand by the persons API): they held
+ * string values with their JSON escapes (`a\"b`), where filters now compare the decoded text
+ * (`a"b`). A column's name holds a hash of its key, which cannot be read back, so the column
+ * cannot be redefined here; the persons API adds it again with the current definition the first
+ * time a filter needs it, and ClickHouse computes it for existing rows until its background
+ * mutation has stored it. Running the step again after a crash drops whatever is left.
+ */
+async function dropPersonPropertyColumns(warehouse: Warehouse): Promise<void> {
+  const columns = await warehouse.query<{ name: string }>(
+    `SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, 'pmat_')`,
+  );
+  for (const { name } of columns) await warehouse.command(`ALTER TABLE persons DROP COLUMN IF EXISTS ${quotedIdentifier(name)}`);
 }
 
 /** Applies the migrations not yet applied, up to `targetVersion` (all by default). */
