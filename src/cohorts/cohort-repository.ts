@@ -71,12 +71,6 @@ export class CohortRepository {
     return row && toCohort(row);
   }
 
-  /** A live cohort by id alone, for callers that know no project (breakdown labels). */
-  async findInAnyProject(id: number): Promise<Cohort | undefined> {
-    const row = await this.select().where('c.id', '=', id).where('c.deleted', '=', 0).executeTakeFirst();
-    return row && toCohort(row);
-  }
-
   /** Live cohorts of the project, newest first (PostHog orders by -created_at). */
   async list(teamId: number, page?: { limit: number; offset: number }): Promise<{ total: number; cohorts: Cohort[] }> {
     const total = await this.db

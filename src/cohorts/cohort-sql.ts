@@ -61,9 +61,8 @@ export class CohortSqlCompiler implements CohortSqlResolver {
     return `${personId} IN (${await this.membersQuery(cohort, params)})`;
   }
 
-  async cohortName(cohortId: number): Promise<string> {
-    // No project is passed here; the breakdown's membership condition, which is scoped, rejects a foreign cohort.
-    const cohort = await this.cohorts.findInAnyProject(cohortId);
+  async cohortName(cohortId: number, teamId: number): Promise<string> {
+    const cohort = await this.cohorts.find(teamId, cohortId);
     if (!cohort) throw new ValidationError('breakdown', `Cohort ${cohortId} does not exist.`);
     return cohort.name ?? '';
   }

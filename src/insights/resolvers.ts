@@ -9,8 +9,8 @@ import type { SqlParams } from './sql-params.js';
 export interface CohortSqlResolver {
   /** A condition true when the person `personId` (an SQL expression) belongs to the cohort. Unknown cohort: ValidationError. */
   membershipCondition(cohortId: number, personId: string, params: SqlParams): Promise<string>;
-  /** The cohort's name, for breakdown labels. Unknown cohort: ValidationError. */
-  cohortName(cohortId: number): Promise<string>;
+  /** The name of the project's cohort, for breakdown labels. A cohort the project does not have: ValidationError. */
+  cohortName(cohortId: number, teamId: number): Promise<string>;
 }
 
 export interface ResolvedAction {

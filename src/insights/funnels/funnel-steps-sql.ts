@@ -119,7 +119,8 @@ async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options
  */
 export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<string> {
   const steps: string[] = [];
-  for (const step of filter.steps) steps.push(`(${await scope.entityCondition(step, 'events')})`);
+  // Only a step from `actions` can name something unknown, so that is the field an error names.
+  for (const step of filter.steps) steps.push(`(${await scope.entityCondition(step, 'actions')})`);
   if (filter.entrancePeriod) {
     // Funnel trends: an attempt belongs to the period of its first step.
     const { from, to } = filter.entrancePeriod;

@@ -74,7 +74,7 @@ export class TrendService {
       throw error;
     }
     const named: InsightFilter = { ...filter, entities };
-    const cohortNames = await this.cohortNames(named);
+    const cohortNames = await this.cohortNames(project, named);
 
     const runPeriod = (dates: DateRangeInput) =>
       this.runPeriod(project, named, dates, clock, { cohortNames, accumulate: formula === null });
@@ -113,12 +113,12 @@ export class TrendService {
     return named;
   }
 
-  private async cohortNames(filter: InsightFilter): Promise<Map<number, string>> {
+  private async cohortNames(project: Project, filter: InsightFilter): Promise<Map<number, string>> {
     const names = new Map<number, string>();
     const breakdown = effectiveBreakdown(filter);
     if (breakdown?.type !== 'cohort') return names;
     for (const cohort of breakdown.cohorts) {
-      if (cohort !== 'all' && cohort !== ALL_USERS_COHORT) names.set(cohort, await this.resolvers.cohorts.cohortName(cohort));
+      if (cohort !== 'all' && cohort !== ALL_USERS_COHORT) names.set(cohort, await this.resolvers.cohorts.cohortName(cohort, project.id));
     }
     return names;
   }
