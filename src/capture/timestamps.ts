@@ -38,22 +38,25 @@ function fromIsoLike(match: RegExpExecArray): number | null {
   return utc.getTime() + fractionMs - offsetMinutes(zone) * 60_000;
 }
 
-/** Parses the time formats PostHog's capture accepts; null when the text is not a time. */
+/** The furthest a JavaScript date reaches either side of 1970, in milliseconds. */
+const MAX_DATE_MS = 8.64e15;
+
+/** Parses the time formats PostHog's capture accepts; null when the text is not a time a date can hold. */
 export function parseTimestamp(text: string): number | null {
   const value = text.trim();
   if (value === '') return null;
+  let parsed: number | null = null;
   const iso = ISO_LIKE.exec(value);
-  if (iso) return fromIsoLike(iso);
-  if (NUMERIC.test(value)) {
+  if (iso) {
+    parsed = fromIsoLike(iso);
+  } else if (NUMERIC.test(value)) {
     const number = Number(value);
     // Thirteen or more digits are milliseconds, fewer are seconds.
-    return Math.abs(number) >= 1e11 ? number : number * 1000;
+    parsed = Math.abs(number) >= 1e11 ? number : number * 1000;
+  } else if (/[a-z]/i.test(value)) {
+    parsed = Date.parse(value);
   }
-  if (/[a-z]/i.test(value)) {
-    const parsed = Date.parse(value);
-    return Number.isNaN(parsed) ? null : parsed;
-  }
-  return null;
+  return parsed !== null && Math.abs(parsed) <= MAX_DATE_MS ? parsed : null;
 }
 
 export interface TimestampInput {

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { CatalogCaptureLog, type CaptureLog, type CaptureLogEntry } from '../../src/capture/capture-log.js';
+import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
+import { loadConfig } from '../../src/config.js';
+import { openCatalog } from '../../src/storage/catalog/catalog.js';
+import { CAPTURE_LOG_DIR } from '../../src/stores.js';
 import { TallyServer } from '../support/tally.js';
 
 const MB = 1024 * 1024;
@@ -22,7 +29,7 @@ function rawBatch(eventsJson: string): (token: string) => string {
   return (token) => `{"api_key":${JSON.stringify(token)},"batch":[${eventsJson}]}`;
 }
 
-const hostileTimes = ['0001-01-01T00:00:00Z', '1899-12-31T23:59:59Z', '9999-12-31T23:59:59Z'];
+const hostileTimes = ['0001-01-01T00:00:00Z', '1899-06-01T00:00:00Z', '9999-12-31T23:59:59Z'];
 const sentAts = [undefined, new Date().toISOString(), '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z'];
 
 /** An object whose keys make `String(value)` and template literals throw. */
@@ -238,7 +245,7 @@ describe('capture: hostile events never stop ingestion, the API or a restart', (
       `/api/projects/1/insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: 'hostile time' }]))}&date_from=all&interval=month`,
     );
     assert.equal(times.status, 200, times.text);
-    assert.equal(times.body.result[0]!.count, 4 * 12 + 4);
+    assert.equal(times.body.result[0]!.count, 4 * 12 + 4, JSON.stringify(times.body.result[0]));
     assert.equal(times.body.result[0]!.data.filter((value) => value > 0).length, 1, 'every one in the month it was sent');
 
     const warnings = await server.get<{ results: { type: string; count: number; warnings: { details: Record<string, unknown> }[] }[] }>(
@@ -264,5 +271,57 @@ describe('capture: hostile events never stop ingestion, the API or a restart', (
     const health = await server.get('/_health', { key: null });
     assert.equal(health.status, 200);
     assert.equal(await knownGoodCount(server), 1, 'still counted after a restart');
+  });
+});
+
+/** Appends entries to the capture log of a stopped server's data directory, file or catalog table. */
+async function appendToStoppedLog(server: TallyServer, entries: CaptureLogEntry[]): Promise<void> {
+  const config = loadConfig({ ...server.env, TALLY_DATA_DIR: server.dataDir });
+  const catalog = await openCatalog(config);
+  let log: CaptureLog;
+  if (catalog.dialect === 'postgres') log = new CatalogCaptureLog(catalog.db);
+  else log = await FileCaptureLog.open(path.join(server.dataDir, CAPTURE_LOG_DIR));
+  try {
+    await log.append(entries);
+  } finally {
+    await log.close();
+    await catalog.close();
+  }
+}
+
+describe('capture: a start-up never fails because of what the capture log holds', () => {
+  const server = new TallyServer();
+  after(() => server.dispose());
+
+  test('an entry that is not events, an event processing cannot take and a torn write: the server starts, sets them aside and stores the rest', async () => {
+    await server.start();
+    await server.request('POST', '/batch/', { key: null, body: { api_key: server.projectToken, batch: [{ event: KNOWN_GOOD, distinct_id: 'good' }] } });
+    assert.equal(await knownGoodCount(server), 1);
+    await server.stop();
+
+    const now = Date.now();
+    const logged = (text: string, eventCount: number): CaptureLogEntry => ({ teamId: 1, receivedAt: now, eventCount, events: new TextEncoder().encode(text) });
+    const event = (uuid: string, name: string) => ({ uuid, event: name, distinctId: 'restarted', time: now, elementsChain: '', processPerson: true, properties: {} });
+    await appendToStoppedLog(server, [
+      logged('{"not": "a list of events"', 1),
+      logged(JSON.stringify([event('not-a-uuid', KNOWN_GOOD), event('0190a3f2-0000-7000-8000-0000000000b1', KNOWN_GOOD)]), 2),
+    ]);
+    const logDir = path.join(server.dataDir, CAPTURE_LOG_DIR);
+    if (fs.existsSync(logDir)) {
+      const segment = fs.readdirSync(logDir).filter((name) => name.endsWith('.log')).sort().at(-1)!;
+      fs.appendFileSync(path.join(logDir, segment), Buffer.from('a write cut short by a crash'));
+    }
+
+    await server.start();
+    assert.equal((await server.get('/_health', { key: null })).status, 200);
+    assert.equal(await knownGoodCount(server), 2, 'the event beside the one set aside is stored');
+    const warnings = await server.get<{ results: { type: string; count: number; warnings: { details: { eventUuid: string | null } }[] }[] }>(
+      '/api/projects/1/ingestion_warnings/?q=event_processing_failed',
+    );
+    assert.equal(warnings.status, 200);
+    assert.deepEqual(
+      warnings.body.results.map((summary) => ({ type: summary.type, uuids: summary.warnings.map((warning) => warning.details.eventUuid).sort() })),
+      [{ type: 'event_processing_failed', uuids: ['not-a-uuid', null] }],
+    );
   });
 });

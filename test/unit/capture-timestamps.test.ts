@@ -92,3 +92,11 @@ test('sent_at from the body, or the _ query parameter in milliseconds', () => {
   assert.equal(resolveSentAt(undefined, { _: '1672574400' }), null, 'seconds decode to 1970 and are ignored');
   assert.equal(resolveSentAt(undefined, {}), null);
 });
+
+test('times a date cannot hold are not times', () => {
+  assert.equal(parseTimestamp('8640000000000001'), null);
+  assert.equal(parseTimestamp('-99999999999999999999'), null);
+  assert.equal(parseTimestamp('8640000000000000'), 8.64e15);
+  assert.equal(resolveSentAt('8640000000000001', {}), null);
+  assert.deepEqual(resolved('2023-01-01T11:00:00Z', { sentAt: resolveSentAt('8640000000000001', {}) }), { time: at('2023-01-01T11:00:00Z'), warning: null });
+});
