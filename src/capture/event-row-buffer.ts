@@ -64,6 +64,11 @@ export class EventRowBuffer {
     return this.ends.length;
   }
 
+  /** Bytes the encoded rows take. */
+  get byteLength(): number {
+    return this.writer.length;
+  }
+
   add(row: EventRow): void {
     const writer = this.writer;
     writer.uuid(row.uuid);

@@ -1,9 +1,11 @@
+import { MAX_PERSON_PROPERTIES_LENGTH } from '../persons/person.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { isoToMicros, isoWithMicros } from '../util/iso-time.js';
 import { parseJsonColumn } from '../util/json.js';
 import { mergeProperties } from '../util/merge-properties.js';
 import type { GroupTypeRegistry } from './group-types.js';
+import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
 import type { NormalizedEvent } from './normalize-event.js';
 
 export type GroupColumns = [string, string, string, string, string];
@@ -30,6 +32,9 @@ function keyText(value: unknown): string {
  */
 const MAX_GROUP_NAME_LENGTH = 400;
 
+/** Longest properties text a group may have, as for persons (see MAX_PERSON_PROPERTIES_LENGTH). */
+const MAX_GROUP_PROPERTIES_LENGTH = MAX_PERSON_PROPERTIES_LENGTH;
+
 function fitsGroupColumn(text: string): boolean {
   return text.length <= MAX_GROUP_NAME_LENGTH;
 }
@@ -55,6 +60,8 @@ export class GroupProcessor {
     private readonly db: CatalogDb,
     private readonly teamId: number,
     private readonly groupTypes: GroupTypeRegistry,
+    /** Takes the warnings about updates refused. */
+    private readonly warn: (warning: IngestionWarning) => void,
   ) {}
 
   async process(event: NormalizedEvent): Promise<GroupOutcome> {
@@ -90,7 +97,19 @@ export class GroupProcessor {
     const index = await this.groupTypes.indexOf(this.db, this.teamId, groupType, set !== null);
     if (index === null) return;
     const group = await this.groupFor(index, groupKey, event);
-    group.properties = mergeProperties(group.properties, set ?? {});
+    const properties = mergeProperties(group.properties, set ?? {});
+    if (JSON.stringify(properties).length > MAX_GROUP_PROPERTIES_LENGTH) {
+      this.warn(
+        ingestionWarning('group_properties_size_violation', {
+          groupType,
+          groupKey,
+          eventUuid: event.uuid,
+          message: 'Group properties exceeds size limit and was rejected',
+        }),
+      );
+      return;
+    }
+    group.properties = properties;
     group.version += 1;
     this.changed.add(group);
   }

@@ -19,7 +19,7 @@ import { mergeSourceOf, PersonProcessor } from './person-processor.js';
 import { isStorableEventTime } from './timestamps.js';
 
 /**
- * Events parsed and processed together (see `processTeam`): about one person lookup statement's
+ * Events parsed and processed together (see `process`): about one person lookup statement's
  * worth. Parsed events that are alive when the young generation is collected get copied, so the
  * fewer are held at a time the less of that (2,000 held copied a tenth more per event).
  */
@@ -47,6 +47,23 @@ interface CatalogChanges {
   write(db: CatalogDb): Promise<OutboxEntry[]>;
 }
 
+/** A log entry's events, parsed, and their JSON text. */
+interface ParsedEntry {
+  entry: StoredCaptureLogEntry;
+  json: string;
+  events: NormalizedEvent[];
+}
+
+/** What a batch processes the events of one project with. */
+interface TeamProcessing {
+  teamId: number;
+  persons: PersonBatch;
+  personProcessor: PersonProcessor;
+  groupProcessor: GroupProcessor;
+  /** When the entry being processed was received: the time of the warnings its processing records. */
+  receivedAt: number;
+}
+
 /**
  * Person and group processing for consecutive capture-log entries, in log order. `process` only
  * reads the catalog and produces the warehouse rows; `write` then stores every person and group
@@ -59,19 +76,45 @@ export class IngestionBatch {
   readonly recordable: { teamId: number; receivedAt: number; events: RecordableEvent[] }[] = [];
   private readonly changes: CatalogChanges[] = [];
   private readonly personBatches: PersonBatch[] = [];
+  private readonly teams = new Map<number, TeamProcessing>();
   /** What capture and processing worked around, stored with the batch's catalog changes. */
   private readonly warnings: ProjectIngestionWarning[] = [];
 
   constructor(private readonly using: BatchServices) {}
 
-  async process(entries: readonly StoredCaptureLogEntry[]): Promise<void> {
-    const teams = new Map<number, StoredCaptureLogEntry[]>();
-    for (const entry of entries) {
-      const list = teams.get(entry.teamId);
-      if (list) list.push(entry);
-      else teams.set(entry.teamId, [entry]);
+  /**
+   * Processes entries in log order until their event rows take `maxRowBytes`; returns how many
+   * it processed (at least one), the rest being left for another batch.
+   */
+  async process(entries: readonly StoredCaptureLogEntry[], maxRowBytes = Number.POSITIVE_INFINITY): Promise<number> {
+    for (let next = 0; next < entries.length; ) {
+      // A few hundred events at a time, parsed, their persons found, then processed: the batch
+      // never holds all of its parsed events at once.
+      const chunk: ParsedEntry[] = [];
+      for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
+        const entry = entries[next++]!;
+        const json = loggedEventsText(entry.events);
+        // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
+        const events = (parseWellFormedJson(json) as LoggedEvent[]).map(withPersonUpdate);
+        for (const event of events) this.takeWarnings(entry.teamId, entry, event);
+        chunk.push({ entry, json, events });
+        size += events.length;
+        await this.using.slices.pause();
+      }
+      const idsByTeam = new Map<number, string[]>();
+      for (const { entry, events } of chunk) {
+        const ids = idsByTeam.get(entry.teamId) ?? [];
+        for (const event of events) ids.push(...personDistinctIds(event));
+        idsByTeam.set(entry.teamId, ids);
+      }
+      for (const [teamId, ids] of idsByTeam) await this.teamOf(teamId).persons.preload(ids);
+      for (const [index, parsed] of chunk.entries()) {
+        await this.using.slices.pause();
+        await this.processRequest(parsed, this.teamOf(parsed.entry.teamId));
+        if (this.rows.byteLength >= maxRowBytes) return next - chunk.length + index + 1;
+      }
     }
-    for (const [teamId, teamEntries] of teams) await this.processTeam(teamId, teamEntries);
+    return entries.length;
   }
 
   async write(db: CatalogDb): Promise<void> {
@@ -108,44 +151,30 @@ export class IngestionBatch {
     for (const warning of warnings) this.warnings.push({ ...warning, teamId, at: entry.receivedAt });
   }
 
-  private async processTeam(teamId: number, entries: readonly StoredCaptureLogEntry[]): Promise<void> {
-    const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.personCache);
-    let receivedAt = 0;
-    const personProcessor = new PersonProcessor(persons, teamId, (warning) => this.warnings.push({ ...warning, teamId, at: receivedAt }));
-    const groupProcessor = new GroupProcessor(this.using.db, teamId, this.using.groupTypes);
-    for (let next = 0; next < entries.length; ) {
-      // A few hundred events at a time, parsed, their persons found, then processed: the batch
-      // never holds all of its parsed events at once.
-      const chunk: { entry: StoredCaptureLogEntry; json: string; events: NormalizedEvent[] }[] = [];
-      for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
-        const entry = entries[next++]!;
-        const json = loggedEventsText(entry.events);
-        // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
-        const events = (parseWellFormedJson(json) as LoggedEvent[]).map(withPersonUpdate);
-        for (const event of events) this.takeWarnings(teamId, entry, event);
-        chunk.push({ entry, json, events });
-        size += events.length;
-        await this.using.slices.pause();
-      }
-      await persons.preload(chunk.flatMap(({ events }) => events.flatMap(personDistinctIds)));
-      for (const { entry, json, events } of chunk) {
-        await this.using.slices.pause();
-        receivedAt = entry.receivedAt;
-        await this.processRequest(teamId, entry, json, events, personProcessor, groupProcessor);
-      }
+  /** The persons and groups of a project in this batch, made when its first entry comes. */
+  private teamOf(teamId: number): TeamProcessing {
+    let team = this.teams.get(teamId);
+    if (!team) {
+      const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.personCache);
+      const warn = (warning: IngestionWarning) => this.warnings.push({ ...warning, teamId, at: processing.receivedAt });
+      const processing: TeamProcessing = {
+        teamId,
+        persons,
+        personProcessor: new PersonProcessor(persons, teamId, warn),
+        groupProcessor: new GroupProcessor(this.using.db, teamId, this.using.groupTypes, warn),
+        receivedAt: 0,
+      };
+      team = processing;
+      this.teams.set(teamId, team);
+      this.changes.push(team.persons, team.groupProcessor);
+      this.personBatches.push(team.persons);
     }
-    this.changes.push(persons, groupProcessor);
-    this.personBatches.push(persons);
+    return team;
   }
 
-  private async processRequest(
-    teamId: number,
-    entry: StoredCaptureLogEntry,
-    json: string,
-    events: readonly NormalizedEvent[],
-    personProcessor: PersonProcessor,
-    groupProcessor: GroupProcessor,
-  ): Promise<void> {
+  private async processRequest({ entry, json, events }: ParsedEntry, team: TeamProcessing): Promise<void> {
+    const { teamId, personProcessor, groupProcessor } = team;
+    team.receivedAt = entry.receivedAt;
     const createdAt = epochMsToMicros(entry.receivedAt);
     // Known for entries this process logged (see `SerializedEvents`).
     const logged = entry.propertiesSpans ? { json, propertiesSpans: entry.propertiesSpans } : null;

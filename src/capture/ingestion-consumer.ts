@@ -26,6 +26,13 @@ import { isStoreUnavailable } from './store-unavailable.js';
 const BATCH_EVENTS = 20_000;
 
 /**
+ * Event-row bytes at which a batch stops taking entries, the rest waiting for the next: every
+ * row carries its person's properties, so a few large persons with many events would otherwise
+ * make a batch of gigabytes. Ordinary batches of 20,000 events take a fraction of it.
+ */
+const BATCH_ROW_BYTES = 64 * 1024 * 1024;
+
+/**
  * Unprocessed events at which capture waits before answering (see `admit`): three batches, so
  * captures go on while a full batch is processed and the consumer waits on a store. It costs
  * memory: on the 1M-event bench, two batches had 300 MB more peak RSS than one (measured before
@@ -316,8 +323,8 @@ export class IngestionConsumer {
         const entries = await this.using.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         committed = true;
-        after = entries[entries.length - 1]!.id;
-        const batch = await this.commitBatch(entries, failuresBefore);
+        const { batch, through } = await this.commitBatch(entries, failuresBefore, BATCH_ROW_BYTES);
+        after = through;
         this.committedThrough = after;
         this.storeBeforeLast = this.lastStore;
         this.lastStore = this.store(batch, after, failuresBefore);
@@ -347,11 +354,16 @@ export class IngestionConsumer {
   }
 
   /**
-   * Processes a batch and commits its catalog changes once the batch before the last is stored,
+   * Processes a batch (its entries up to `maxRowBytes` of event rows; `through` is the last one
+   * processed) and commits its catalog changes once the batch before the last is stored,
    * which bounds the batches held in memory for their stores. A store known to have failed since
    * the pass began fails the batch; one that fails later fails the stores after it (see `store`).
    */
-  private async commitBatch(entries: readonly StoredCaptureLogEntry[], failuresBefore: number): Promise<IngestionBatch> {
+  private async commitBatch(
+    entries: readonly StoredCaptureLogEntry[],
+    failuresBefore: number,
+    maxRowBytes = Number.POSITIVE_INFINITY,
+  ): Promise<{ batch: IngestionBatch; through: number }> {
     const { catalog, groupTypes, definitions, warnings, personWriteLock, relay } = this.using;
     const batch = new IngestionBatch({
       db: this.db,
@@ -362,12 +374,13 @@ export class IngestionConsumer {
       definitions,
       warnings,
     });
+    let processed = entries.length;
     await personWriteLock.run(async () => {
       const turn = personWriteLock.turns;
       if (turn !== this.lastPersonWriteTurn + 1) this.personCache.clear();
       this.lastPersonWriteTurn = turn;
       try {
-        await batch.process(entries);
+        processed = await batch.process(entries, maxRowBytes);
         await this.storeBeforeLast.catch(() => undefined);
         if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
         // Durable before the entries are removed from the log (`store`), not on commit.
@@ -383,9 +396,10 @@ export class IngestionConsumer {
         throw error;
       }
     });
-    this.dropHandedOver(entries[entries.length - 1]!.id);
+    const through = entries[processed - 1]!.id;
+    this.dropHandedOver(through);
     if (this.unprocessed <= MAX_BACKLOG_EVENTS) this.admitWaiting();
-    return batch;
+    return { batch, through };
   }
 
   /**
@@ -482,7 +496,7 @@ export class IngestionConsumer {
   /** Processes, commits and stores some events of the log, as a batch of their own. */
   private async processPart(events: readonly LoggedEventOf[]): Promise<void> {
     if (events.some((event) => event.event === null)) throw new Error('the capture log entry could not be read as events');
-    const batch = await this.commitBatch(partEntries(events), this.storeFailures);
+    const { batch } = await this.commitBatch(partEntries(events), this.storeFailures);
     await this.storeRowsAndDefinitions(batch);
   }
 

@@ -1,4 +1,4 @@
-import { personUuidFor } from '../persons/person.js';
+import { MAX_PERSON_PROPERTIES_LENGTH, personUuidFor } from '../persons/person.js';
 import { isIdenticalJson } from '../util/json-equal.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import { mergeProperties, setProperty } from '../util/merge-properties.js';
@@ -132,7 +132,7 @@ export class PersonProcessor {
   constructor(
     private readonly batch: PersonBatch,
     private readonly teamId: number,
-    /** Takes the warnings about merges refused. */
+    /** Takes the warnings about merges and updates refused. */
     private readonly warn: (warning: IngestionWarning) => void,
   ) {}
 
@@ -152,12 +152,15 @@ export class PersonProcessor {
         }),
       );
     }
+    /** The person's properties text before this event; null when the event creates it. */
+    let propertiesBefore: string | null = null;
     if (merges && illegalId === null) {
-      ({ person, freshlyCreated } = await this.identify(event, source));
+      ({ person, freshlyCreated, propertiesBefore } = await this.identify(event, source));
     } else {
       const existing = await this.batch.personFor(event.distinctId);
       if (existing) {
         person = existing;
+        propertiesBefore = existing.propertiesJson;
       } else {
         person = this.batch.create([event.distinctId], initialProperties(event), false, isoWithMicros(event.time), event.uuid);
         freshlyCreated = true;
@@ -170,6 +173,9 @@ export class PersonProcessor {
     }
     this.touchLastSeen(person, event);
     person.propertiesJson ??= JSON.stringify(person.properties);
+    if (person.propertiesJson.length > MAX_PERSON_PROPERTIES_LENGTH && person.propertiesJson !== propertiesBefore) {
+      this.refuseOversizedProperties(person, event, propertiesBefore);
+    }
     return {
       personId: person.uuid,
       personProperties: person.propertiesJson,
@@ -178,27 +184,47 @@ export class PersonProcessor {
     };
   }
 
+  /**
+   * Keeps a person's properties as they were before the event (or, for a person the event
+   * creates, only its creator event) when the event would make them longer than a person may
+   * have: PostHog refuses such an update the same way, with this warning.
+   */
+  private refuseOversizedProperties(person: PersonState, event: NormalizedEvent, propertiesBefore: string | null): void {
+    this.warn(
+      ingestionWarning('person_properties_size_violation', {
+        personId: person.uuid,
+        distinctId: event.distinctId,
+        eventUuid: event.uuid,
+        message: 'Person properties exceeds size limit and was rejected',
+      }),
+    );
+    person.properties = propertiesBefore === null ? { $creator_event_uuid: event.uuid } : (JSON.parse(propertiesBefore) as Record<string, unknown>);
+    person.propertiesJson = propertiesBefore ?? JSON.stringify(person.properties);
+  }
+
   private async identify(
     event: NormalizedEvent,
     otherId: string,
-  ): Promise<{ person: PersonState; freshlyCreated: boolean }> {
+  ): Promise<{ person: PersonState; freshlyCreated: boolean; propertiesBefore: string | null }> {
     const into = await this.batch.personFor(event.distinctId);
     const other = await this.batch.personFor(otherId);
     if (!into && !other) {
       return {
         person: this.batch.create([event.distinctId, otherId], initialProperties(event), true, isoWithMicros(event.time), event.uuid),
         freshlyCreated: true,
+        propertiesBefore: null,
       };
     }
     if (into && !other) {
       this.batch.addDistinctId(into, otherId);
-      return { person: this.identified(into), freshlyCreated: false };
+      return { person: this.identified(into), freshlyCreated: false, propertiesBefore: into.propertiesJson };
     }
     if (!into && other) {
       this.batch.addDistinctId(other, event.distinctId);
-      return { person: this.identified(other), freshlyCreated: false };
+      return { person: this.identified(other), freshlyCreated: false, propertiesBefore: other.propertiesJson };
     }
-    if (into === other) return { person: this.identified(into!), freshlyCreated: false };
+    const propertiesBefore = into!.propertiesJson;
+    if (into === other) return { person: this.identified(into!), freshlyCreated: false, propertiesBefore };
     if (other!.isIdentified && event.event !== '$merge_dangerously') {
       this.warn(
         ingestionWarning('cannot_merge_already_identified', {
@@ -207,10 +233,10 @@ export class PersonProcessor {
           eventUuid: event.uuid,
         }),
       );
-      return { person: this.identified(into!), freshlyCreated: false };
+      return { person: this.identified(into!), freshlyCreated: false, propertiesBefore };
     }
     await this.batch.merge(into!, other!);
-    return { person: into!, freshlyCreated: false };
+    return { person: into!, freshlyCreated: false, propertiesBefore };
   }
 
   private identified(person: PersonState): PersonState {

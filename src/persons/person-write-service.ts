@@ -11,7 +11,7 @@ import type { PersonKey } from './person-id.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from './person-replica.js';
 import type { PersonRepository } from './person-repository.js';
 import { serializePerson, type ApiPerson } from './person-serializer.js';
-import { personUuidFor, personUuidFromName, type PersonRecord } from './person.js';
+import { MAX_PERSON_PROPERTIES_LENGTH, personUuidFor, personUuidFromName, type PersonRecord } from './person.js';
 import type { SplitRequest } from './person-write-input.js';
 
 /** Who asked for a write; recorded on the activity entry. */
@@ -45,6 +45,9 @@ export class PersonWriteService {
     return this.write(project, key, async (trx, { person, distinctIds }) => {
       const before = pick(person.properties, Object.keys(set));
       person.properties = { ...person.properties, ...set };
+      if (JSON.stringify(person.properties).length > MAX_PERSON_PROPERTIES_LENGTH) {
+        throw new ValidationError('properties', `A person's properties may take up to ${MAX_PERSON_PROPERTIES_LENGTH} characters as JSON; these would take more.`);
+      }
       await this.saveProperties(trx, person);
       await this.log(trx, project, person, 'updated', actor, [propertiesChange(before, { ...set })]);
       return serializePerson({ ...person, distinctIds }, project);

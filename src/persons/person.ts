@@ -32,3 +32,10 @@ export function personUuidFromName(name: string): string {
 export function personUuidFor(teamId: number, distinctId: string): string {
   return personUuidFromName(`${teamId}:${distinctId}`);
 }
+
+/**
+ * Longest properties text a person may have, in UTF-16 units. PostHog refuses person updates
+ * past 512 KB; here every event row carries its person's properties too, so a person without
+ * a bound would make each of its events that large.
+ */
+export const MAX_PERSON_PROPERTIES_LENGTH = 512 * 1024;

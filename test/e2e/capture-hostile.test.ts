@@ -150,6 +150,7 @@ const HOSTILE: HostileRequest[] = [
       { event: 'hostile set', distinct_id: 'set', properties: { $set: JSON.parse('{"__proto__":{"polluted":true},"toString":1}'), $unset: [5, null, 'toString'] } },
       { event: '$identify', distinct_id: 'set', properties: { $anon_distinct_id: unprintable, $set: unprintable } },
       { event: '$create_alias', distinct_id: 'set', properties: { alias: ['a'] } },
+      { event: '$identify', distinct_id: 'set', properties: { $anon_distinct_id: ' "undefined" ' } },
       { event: '$merge_dangerously', distinct_id: 'set', properties: { alias: 1e308 } },
       { event: 'hostile set', distinct_id: 'set', properties: { $process_person_profile: 'false' } },
     ]),
@@ -256,6 +257,8 @@ describe('capture: hostile events never stop ingestion, the API or a restart', (
     assert.ok(byType.get('ignored_invalid_timestamp')!.count >= 4 * 3 + 3);
     assert.ok(byType.get('event_timestamp_in_future')!.count >= 4);
     assert.ok(byType.has('invalid_process_person_profile'));
+    assert.ok(byType.has('person_properties_size_violation'), 'a person is never given more than 512 KB of properties');
+    assert.ok(byType.has('cannot_merge_with_illegal_distinct_id'));
     assert.equal(byType.get('event_processing_failed'), undefined, 'capture made every event storable: none was set aside');
     const past = byType
       .get('ignored_invalid_timestamp')!

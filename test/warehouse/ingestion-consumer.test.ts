@@ -371,3 +371,53 @@ test('a log entry that is not events, and an event that processing cannot take, 
       );
       assert.match(letters[1]!.error, /not a UUID/);
     })));
+
+test('a person is never given more than 512 KB of properties, and a batch stops taking entries at 64 MB of event rows', () =>
+  withStores((stored) => new CountedInserts(stored), async ({ catalog, warehouse, captureLog, context, projectToken, projectId }) => {
+    const half = 'h'.repeat(300 * 1024);
+    await context.capture.capture(request(projectToken, [{ event: 'grow', distinct_id: 'big', uuid: '0190a3f2-0000-7000-8000-000000000001', properties: { $set: { first: half } } }]));
+    await context.capture.capture(request(projectToken, [{ event: 'grow', distinct_id: 'big', uuid: '0190a3f2-0000-7000-8000-000000000002', properties: { $set: { second: half } } }]));
+    await context.capture.capture(request(projectToken, [{ event: 'grow', distinct_id: 'fresh', uuid: '0190a3f2-0000-7000-8000-000000000003', properties: { $set: { a: half, b: half } } }]));
+    await context.ingestion.flush();
+    const properties = async (distinctId: string) => {
+      const row = await catalog.db
+        .selectFrom('persons')
+        .innerJoin('person_distinct_ids', 'person_distinct_ids.person_id', 'persons.id')
+        .select('persons.properties')
+        .where('person_distinct_ids.distinct_id', '=', distinctId)
+        .executeTakeFirstOrThrow();
+      return JSON.parse(row.properties) as Record<string, unknown>;
+    };
+    assert.deepEqual(Object.keys(await properties('big')), ['first', '$creator_event_uuid'], 'the update past 512 KB is refused');
+    assert.deepEqual(await properties('fresh'), { $creator_event_uuid: '0190a3f2-0000-7000-8000-000000000003' }, 'a person created past it keeps only its creator');
+    const project = (await context.projectRepository.findById(projectId))!;
+    const [violations] = await context.ingestionWarningService.list(project, 'person_properties_size_violation');
+    assert.deepEqual(
+      violations!.warnings.map((warning) => [warning.details.distinctId, warning.details.eventUuid]).sort(),
+      [
+        ['big', '0190a3f2-0000-7000-8000-000000000002'],
+        ['fresh', '0190a3f2-0000-7000-8000-000000000003'],
+      ],
+    );
+
+    // Each event of `big` carries its 300 KB of properties: 600 of them make about 180 MB of rows.
+    warehouse.eventInserts = 0;
+    const events = (sent: number) =>
+      Array.from({ length: 20 }, (_, index) => ({ event: 'tick', distinct_id: 'big', uuid: `0190a3f2-0000-7000-8001-${String(sent * 20 + index).padStart(12, '0')}` }));
+    for (let sent = 0; sent < 30; sent++) await context.capture.capture(request(projectToken, events(sent)));
+    await context.ingestion.flush();
+    await logEmptied(captureLog);
+    const [row] = await warehouse.query<{ n: number; uuids: number }>("SELECT count() AS n, uniqExact(uuid) AS uuids FROM events WHERE event = 'tick'");
+    assert.deepEqual(row, { n: 600, uuids: 600 });
+    assert.ok(warehouse.eventInserts >= 3, `${warehouse.eventInserts} inserts: the rows were stored in batches of at most about 64 MB`);
+  }));
+
+/** The embedded warehouse, counting its events inserts. */
+class CountedInserts extends FaultyWarehouse {
+  eventInserts = 0;
+
+  override insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+    if (table === 'events') this.eventInserts += 1;
+    return super.insertRowBinary(table, columns, rows);
+  }
+}
