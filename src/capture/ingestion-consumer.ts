@@ -94,8 +94,8 @@ export interface IngestionConsumerOptions {
  * person changes were committed are processed again: person processing applied twice ends in
  * the same state (the same `$set` values, merges already made, persons already created with the
  * same UUIDs), and the warehouse drops the events it already has (uuid dedup).
- * Person writes from the API cannot come between: every API call awaits `flush()`, which returns
- * only when the log is processed and its entries removed.
+ * Person writes from the API come between only while processing fails: every API call awaits
+ * `catchUp()`, which otherwise returns only when the log is processed and its entries removed.
  *
  * Every read of persons, definitions or the warehouse awaits `catchUp()`, so it sees every
  * acknowledged event that can be processed.

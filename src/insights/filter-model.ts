@@ -469,7 +469,9 @@ function parseBreakdown(input: RawInput, display: string): Breakdown | null {
 }
 
 function parseFormula(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value : null;
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new ValidationError('formula', 'A formula is text, such as "A + B".');
+  return value.trim() !== '' ? value : null;
 }
 
 function parseSmoothing(value: unknown): number {

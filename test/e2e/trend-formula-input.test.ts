@@ -85,6 +85,14 @@ describe('trend formula input', () => {
     }
   });
 
+  test('a formula that is not text is a 400, not ignored', async () => {
+    for (const formula of [5, ['A'], { A: 1 }, true]) {
+      const response = await trend({ ...SERIES, formula });
+      assert.equal(response.status, 400, JSON.stringify(formula));
+      assert.deepEqual(response.body, validationError('formula', 'A formula is text, such as "A + B".'));
+    }
+  });
+
   test('valid formulas keep their text in the label; whitespace of any kind separates', async () => {
     const response = await trend({ ...SERIES, formula: 'A\t-\nB' });
     assert.equal(response.status, 200, response.text);
