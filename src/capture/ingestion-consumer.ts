@@ -467,14 +467,7 @@ export class IngestionConsumer {
   }
 
   private async processApart(events: readonly LoggedEventOf[]): Promise<void> {
-    let failure: unknown;
-    try {
-      await this.processPart(events);
-      return;
-    } catch (error) {
-      if (isStoreUnavailable(error)) throw error;
-      failure = error;
-    }
+    if ((await this.failureOfPart(events)) === null) return;
     if (events.length > 1) {
       const middle = Math.ceil(events.length / 2);
       await this.processApart(events.slice(0, middle));
@@ -482,15 +475,21 @@ export class IngestionConsumer {
       return;
     }
     // Once more alone, so that a failure that passes is not taken for the event's own.
-    try {
-      await this.processPart(events);
-      return;
-    } catch (error) {
-      if (isStoreUnavailable(error)) throw error;
-      failure = error;
-    }
+    const failure = await this.failureOfPart(events);
+    if (failure === null) return;
     await this.storesAnswer(failure);
     await this.setAside(events[0]!, failure);
+  }
+
+  /** Processes a part: null when it succeeded, else why it failed; a store being unavailable fails the caller. */
+  private async failureOfPart(events: readonly LoggedEventOf[]): Promise<unknown> {
+    try {
+      await this.processPart(events);
+      return null;
+    } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
+      return error ?? new Error('processing failed without an error');
+    }
   }
 
   /** Processes, commits and stores some events of the log, as a batch of their own. */
