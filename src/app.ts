@@ -18,6 +18,8 @@ import { propertyDefinitionRoutes } from './http/routes/property-definitions.js'
 /** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
+const ENVIRONMENTS_PREFIX = /^\/api\/environments\//;
+
 export interface AppOptions {
   logLevel?: string;
 }
@@ -28,6 +30,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     logger: { level: options.logLevel ?? context.config.logLevel },
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // PostHog serves every project path under /api/environments/ too; its current clients use both.
+    rewriteUrl: (request) => (request.url ?? '/').replace(ENVIRONMENTS_PREFIX, '/api/projects/'),
     trustProxy: true,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   });

@@ -55,6 +55,20 @@ describe('projects API', () => {
     assert.equal(retrieve.body.timezone, 'Europe/Berlin');
   });
 
+  test('every project path is served under /api/environments/ too', async () => {
+    for (const [environment, project] of [
+      ['/api/environments/2/', '/api/projects/2/'],
+      ['/api/environments/2', '/api/projects/2'],
+      ['/api/environments/1/persons/?limit=1', '/api/projects/1/persons/?limit=1'],
+      ['/api/environments/1/event_definitions/', '/api/projects/1/event_definitions/'],
+    ] as const) {
+      const [viaEnvironment, viaProject] = [await server.get(environment), await server.get(project)];
+      assert.equal(viaEnvironment.status, 200, environment);
+      assert.deepEqual(viaEnvironment.body, viaProject.body, environment);
+    }
+    assert.equal((await server.get('/api/environments/999/')).status, 404);
+  });
+
   test('retrieve has the settings', async () => {
     const project = (await server.get('/api/projects/1/')).body;
     assert.equal(project.id, 1);
