@@ -14,6 +14,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scopes a personal API key must grant (all of them) to call the route. */
     scopes?: Scope[];
+    /** The route is about the calling key or its user, not a project: keys limited to projects may call it. */
+    allowProjectScopedKeys?: boolean;
   }
 }
 
@@ -58,7 +60,7 @@ export function apiAuthHook(keys: KeyService, projects: ProjectService) {
     const projectId = (request.params as Record<string, string> | undefined)?.project_id;
     if (projectId !== undefined) {
       request.project = await projects.accessibleProject(key, projectId);
-    } else if (key.scopedTeams && key.scopedTeams.length > 0) {
+    } else if (key.scopedTeams && key.scopedTeams.length > 0 && !request.routeOptions.config.allowProjectScopedKeys) {
       throw new PermissionDenied('API keys with scoped projects are only supported on project-based endpoints.');
     }
   };

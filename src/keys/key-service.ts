@@ -17,11 +17,17 @@ export function maskOf(key: string): string {
   return `${key.slice(0, 4)}...${key.slice(-4)}`;
 }
 
+export function validateLabel(label: string): string {
+  if (label.length > 40) throw new ValidationError('label', 'Ensure this field has no more than 40 characters.', 'max_length');
+  return label;
+}
+
 export interface CreateKeyInput {
   userId: number;
   label: string;
   scopes: string[];
   scopedTeams: number[] | null;
+  scopedOrganizations?: string[] | null;
   /** A caller-chosen key (TALLY_PERSONAL_API_KEY); a random phx_ key otherwise. */
   value?: string;
 }
@@ -31,7 +37,7 @@ export class KeyService {
 
   async create(input: CreateKeyInput): Promise<{ key: string; id: string }> {
     const scopes = validateScopes(input.scopes);
-    if (input.label.length > 40) throw new ValidationError('label', 'Ensure this field has no more than 40 characters.');
+    validateLabel(input.label);
     const key = input.value ?? newPersonalApiKey();
     if (key.length < 8) throw new ValidationError('value', 'A personal API key must have at least 8 characters.');
     const id = uuidv7();
@@ -43,18 +49,24 @@ export class KeyService {
       maskValue: maskOf(key),
       scopes,
       scopedTeams: input.scopedTeams,
+      scopedOrganizations: input.scopedOrganizations ?? null,
       createdAt: nowIso(),
     });
     return { key, id };
   }
 
-  /** The key's record when the value is a known key of an active user; last use is kept to the hour. */
+  /**
+   * The key's record when the value is a known key of an active user; last use is kept to the
+   * hour, and the record carries it, so a key describing itself shows the use it is making.
+   */
   async authenticate(value: string): Promise<StoredKey | undefined> {
     const stored = await this.keys.findBySecureValue(secureValueOf(value));
     if (!stored || !stored.user.isActive) return undefined;
     const now = Date.now();
     if (!stored.lastUsedAt || now - Date.parse(stored.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-      await this.keys.touchLastUsed(stored.id, new Date(now).toISOString());
+      const lastUsedAt = new Date(now).toISOString();
+      await this.keys.touchLastUsed(stored.id, lastUsedAt);
+      return { ...stored, lastUsedAt };
     }
     return stored;
   }
