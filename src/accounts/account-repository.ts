@@ -6,6 +6,7 @@ export interface Organization {
   id: string;
   name: string;
   createdAt: string;
+  updatedAt: string;
 }
 
 export interface User {
@@ -15,6 +16,7 @@ export interface User {
   firstName: string;
   organizationId: string;
   isActive: boolean;
+  createdAt: string;
 }
 
 type UserRow = {
@@ -24,7 +26,13 @@ type UserRow = {
   first_name: string;
   organization_id: string;
   is_active: number;
+  created_at: string;
 };
+
+/** Nothing changes an organization once it is made, so it was last updated when it was created. */
+function toOrganization(row: { id: string; name: string; created_at: string }): Organization {
+  return { id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.created_at };
+}
 
 function toUser(row: UserRow): User {
   return {
@@ -34,6 +42,7 @@ function toUser(row: UserRow): User {
     firstName: row.first_name,
     organizationId: row.organization_id,
     isActive: Number(row.is_active) === 1,
+    createdAt: row.created_at,
   };
 }
 
@@ -43,12 +52,27 @@ export class AccountRepository {
   async createOrganization(name: string): Promise<Organization> {
     const organization = { id: uuidv7(), name, created_at: nowIso() };
     await this.db.insertInto('organizations').values(organization).execute();
-    return { id: organization.id, name, createdAt: organization.created_at };
+    return toOrganization(organization);
   }
 
   async firstOrganization(): Promise<Organization | undefined> {
     const row = await this.db.selectFrom('organizations').selectAll().orderBy('created_at').limit(1).executeTakeFirst();
-    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+    return row && toOrganization(row);
+  }
+
+  async findOrganization(id: string): Promise<Organization | undefined> {
+    const row = await this.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toOrganization(row);
+  }
+
+  async countActiveMembers(organizationId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', organizationId)
+      .where('is_active', '=', 1)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   async createUser(input: { email: string; firstName: string; organizationId: string }): Promise<User> {
@@ -65,6 +89,11 @@ export class AccountRepository {
       .returningAll()
       .executeTakeFirstOrThrow();
     return toUser(row);
+  }
+
+  async findUserById(id: number): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
   }
 
   async findUserByEmail(email: string): Promise<User | undefined> {
