@@ -2,8 +2,8 @@ import { ValidationError } from '../errors.js';
 import type { PropertyDefinitionFilter } from './property-definition.js';
 import { GROUP_TYPES_LIMIT, NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
 import {
-  booleanParam,
   commaListParam,
+  flagParam,
   invalidChoice,
   jsonNameListParam,
   searchTerms,
@@ -37,7 +37,10 @@ function readGroupTypeIndex(query: RawQuery, kind: PropertyDefinitionKind): numb
   return index;
 }
 
-/** Reads the list filters of `GET property_definitions`; bad values are 400s naming the parameter. */
+/**
+ * Reads the list filters of `GET property_definitions`; bad values are 400s naming the parameter.
+ * `exclude_core_properties` only means something for event properties and is ignored otherwise.
+ */
 export function readPropertyDefinitionFilter(query: RawQuery): PropertyDefinitionFilter {
   const kindParam = stringParam(query, 'type') ?? 'event';
   const kind = KINDS.get(kindParam);
@@ -53,9 +56,11 @@ export function readPropertyDefinitionFilter(query: RawQuery): PropertyDefinitio
     searchTerms: searchTerms(query),
     names: commaListParam(query, 'properties'),
     excludedNames: jsonNameListParam(query, 'excluded_properties'),
-    onlyNumerical: booleanParam(query, 'is_numerical') === true,
-    featureFlags: booleanParam(query, 'is_feature_flag'),
+    onlyNumerical: flagParam(query, 'is_numerical') === true,
+    featureFlags: flagParam(query, 'is_feature_flag'),
     eventNames,
-    onlySeenOnEventNames: booleanParam(query, 'filter_by_event_names') === true,
+    onlySeenOnEventNames: flagParam(query, 'filter_by_event_names') === true,
+    excludeCoreProperties: flagParam(query, 'exclude_core_properties') === true && kind === PropertyDefinitionKind.Event,
+    excludeHidden: flagParam(query, 'exclude_hidden') === true,
   };
 }

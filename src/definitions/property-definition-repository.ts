@@ -1,8 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Updateable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import type { CatalogSchema, PropertyDefinitionTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
+import { CORE_EVENT_PROPERTIES_WITHOUT_PREFIX, CORE_PROPERTY_PREFIX } from './core-event-properties.js';
 import { byteOrdered, containsEveryTerm } from './name-sql.js';
 import type { PropertyDefinition, PropertyDefinitionFilter } from './property-definition.js';
 import { GROUP_TYPES_LIMIT, NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
@@ -25,7 +26,7 @@ const NON_MEASURE_PROPERTIES = ['distinct_id', 'timestamp'];
 
 const FEATURE_FLAG_PREFIX = '$feature/';
 
-type Row = PropertyDefinitionTable & { is_seen_on_filtered_events?: unknown };
+type Row = Selectable<PropertyDefinitionTable> & { is_seen_on_filtered_events?: unknown };
 
 function toPropertyDefinition(row: Row, withSeen: boolean): PropertyDefinition {
   const groupTypeIndex = Number(row.group_type_index);
@@ -40,6 +41,8 @@ function toPropertyDefinition(row: Row, withSeen: boolean): PropertyDefinition {
     tags: parseJsonColumn<string[]>(row.tags, []),
     description: row.description,
     updatedAt: row.updated_at,
+    hidden: Number(row.hidden) === 1,
+    verified: Number(row.verified) === 1,
     // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
     isSeenOnFilteredEvents: withSeen ? Boolean(Number(row.is_seen_on_filtered_events)) : null,
   };
@@ -49,6 +52,8 @@ export interface PropertyDefinitionChanges {
   propertyType?: PropertyType | null;
   description?: string | null;
   tags?: string[];
+  hidden?: boolean;
+  verified?: boolean;
 }
 
 export class PropertyDefinitionRepository {
@@ -101,6 +106,8 @@ export class PropertyDefinitionRepository {
     }
     if (changes.description !== undefined) values.description = changes.description;
     if (changes.tags !== undefined) values.tags = JSON.stringify(changes.tags);
+    if (changes.hidden !== undefined) values.hidden = changes.hidden ? 1 : 0;
+    if (changes.verified !== undefined) values.verified = changes.verified ? 1 : 0;
     await this.db.updateTable('property_definitions').set(values).where('team_id', '=', teamId).where('id', '=', id).execute();
   }
 
@@ -120,6 +127,11 @@ export class PropertyDefinitionRepository {
       const isFlag = sql<SqlBool>`substr(${sql.ref(name)}, 1, ${FEATURE_FLAG_PREFIX.length}) = ${FEATURE_FLAG_PREFIX}`;
       conditions.push(filter.featureFlags ? isFlag : eb.not(isFlag));
     }
+    if (filter.excludeCoreProperties) {
+      const prefixed = sql<SqlBool>`substr(${sql.ref(name)}, 1, ${CORE_PROPERTY_PREFIX.length}) = ${CORE_PROPERTY_PREFIX}`;
+      conditions.push(eb.not(prefixed), eb(name, 'not in', CORE_EVENT_PROPERTIES_WITHOUT_PREFIX));
+    }
+    if (filter.excludeHidden) conditions.push(eb('property_definitions.hidden', '=', 0));
     if (filter.searchTerms.length > 0) conditions.push(containsEveryTerm(name, filter.searchTerms));
     if (filter.onlySeenOnEventNames) conditions.push(this.seenOn(eb, filter.eventNames));
     return eb.and(conditions);

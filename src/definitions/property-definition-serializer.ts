@@ -10,5 +10,7 @@ export function serializePropertyDefinition(definition: PropertyDefinition) {
     property_type: definition.propertyType,
     updated_at: definition.updatedAt,
     is_seen_on_filtered_events: definition.isSeenOnFilteredEvents,
+    hidden: definition.hidden,
+    verified: definition.verified,
   };
 }

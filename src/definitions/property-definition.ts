@@ -12,6 +12,9 @@ export interface PropertyDefinition {
   tags: string[];
   description: string | null;
   updatedAt: string | null;
+  /** Hidden from pickers (`exclude_hidden`); never at the same time as verified. */
+  hidden: boolean;
+  verified: boolean;
   /** Whether the property was seen on one of the `event_names` of the request; null without them. */
   isSeenOnFilteredEvents: boolean | null;
 }
@@ -29,4 +32,7 @@ export interface PropertyDefinitionFilter {
   featureFlags: boolean | undefined;
   eventNames: string[];
   onlySeenOnEventNames: boolean;
+  /** Drops `$` names and PostHog's other core event properties (event properties only). */
+  excludeCoreProperties?: boolean;
+  excludeHidden?: boolean;
 }

@@ -59,6 +59,29 @@ export function booleanParam(query: RawQuery, name: string): boolean | undefined
   return readBoolean(stringParam(query, name), name);
 }
 
+const FLAG_VALUES = new Map<string, boolean>([
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+]);
+
+/**
+ * A flag written as `true`, `false` (any case), `1` or `0`, or a JSON boolean; absent or empty is
+ * undefined. Stricter than DRF: `yes` or `on` is a 400 naming the field, not a silent guess.
+ */
+export function readFlag(value: unknown, attr: string): boolean | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  const flag = typeof value === 'string' || typeof value === 'number' ? FLAG_VALUES.get(String(value).toLowerCase()) : undefined;
+  if (flag === undefined) throw new ValidationError(attr, 'Must be a valid boolean.', 'invalid');
+  return flag;
+}
+
+export function flagParam(query: RawQuery, name: string): boolean | undefined {
+  return readFlag(stringParam(query, name), name);
+}
+
 /** Whitespace-separated search terms; a blank search is no search. */
 export function searchTerms(query: RawQuery): string[] {
   return (stringParam(query, 'search') ?? '').split(/\s+/).filter((term) => term !== '');
