@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { CaptureService } from '../../capture/capture-service.js';
 import type { FlagsService } from '../../flags/flags-service.js';
 
@@ -14,21 +14,13 @@ const CAPTURE_PATHS: { path: string; limit: number }[] = [
   { path: '/engage', limit: EVENT_LIMIT_BYTES },
 ];
 
-/** PostHog's capture CORS: any origin, mirrored, with credentials. */
-function allowCors(request: FastifyRequest, reply: FastifyReply): void {
-  const origin = request.headers.origin;
-  void reply.header('Access-Control-Allow-Origin', origin ?? '*');
-  if (origin) void reply.header('Access-Control-Allow-Credentials', 'true').header('Vary', 'Origin');
-  void reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  const requested = request.headers['access-control-request-headers'];
-  if (requested) void reply.header('Access-Control-Allow-Headers', requested);
-}
-
-/** The SDK-facing ingestion endpoints; every body arrives raw and is decoded by the capture service. */
+/**
+ * The SDK-facing ingestion endpoints; every body arrives raw and is decoded by the capture service.
+ * Their CORS headers come from allowSdkCors, which runs for every request before routing.
+ */
 export async function captureRoutes(app: FastifyInstance, capture: CaptureService, flags: FlagsService): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  app.addHook('onRequest', async (request, reply) => allowCors(request, reply));
 
   for (const { path, limit } of CAPTURE_PATHS) {
     app.route({
