@@ -4,7 +4,7 @@ import type { KeyService } from '../keys/key-service.js';
 import { grantsScope } from '../keys/scopes.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { ProjectService } from '../projects/project-service.js';
-import type { GroupTypeMappingRepository } from './group-type-mapping-repository.js';
+import type { GroupRepository } from '../groups/group-repository.js';
 
 export interface FlagDefinitionsRequest {
   /** The project token of the `token` query parameter. */
@@ -30,7 +30,7 @@ export class FlagDefinitionsService {
     private readonly keys: KeyService,
     private readonly projects: ProjectService,
     private readonly projectRepository: ProjectRepository,
-    private readonly groupTypes: GroupTypeMappingRepository,
+    private readonly groups: Pick<GroupRepository, 'types'>,
   ) {}
 
   async definitions(request: FlagDefinitionsRequest): Promise<FlagDefinitions> {
@@ -45,10 +45,10 @@ export class FlagDefinitionsService {
     if (!grantsScope(key.scopes, 'feature_flag:read')) throw new PermissionDenied("API key missing required scope 'feature_flag:read'");
     await this.projects.accessibleProject(key, String(project.id));
 
-    const groupTypes = await this.groupTypes.listForProject(project.id);
+    const groupTypes = await this.groups.types(project.id);
     return {
       flags: [],
-      group_type_mapping: Object.fromEntries(groupTypes.map(({ index, groupType }) => [String(index), groupType])),
+      group_type_mapping: Object.fromEntries(groupTypes.map(({ groupTypeIndex, groupType }) => [String(groupTypeIndex), groupType])),
       cohorts: {},
     };
   }
