@@ -5,6 +5,10 @@ import { apiAuthHook } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { actionRoutes } from './http/routes/actions.js';
 import { captureRoutes } from './http/routes/capture.js';
+import { flagDefinitionRoutes } from './http/routes/flag-definitions.js';
+import { remoteConfigRoutes } from './http/routes/remote-config.js';
+import { allowSdkCors } from './http/routes/sdk-cors.js';
+import { staticBundleRoutes } from './http/routes/static-bundles.js';
 import { cohortRoutes } from './http/routes/cohorts.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -12,8 +16,16 @@ import { ingestionWarningRoutes } from './http/routes/ingestion-warnings.js';
 import { personRoutes } from './http/routes/persons.js';
 import { personActorRoutes } from './http/routes/person-actors.js';
 import { projectRoutes } from './http/routes/projects.js';
+import { personalApiKeyRoutes } from './http/routes/personal-api-keys.js';
+import { userRoutes } from './http/routes/users.js';
+import { organizationRoutes } from './http/routes/organizations.js';
 import { trendRoutes } from './http/routes/trends.js';
+import { savedInsightRoutes } from './http/routes/saved-insights.js';
+import { dashboardRoutes } from './http/routes/dashboards.js';
+import { annotationRoutes } from './http/routes/annotations.js';
 import { propertyDefinitionRoutes } from './http/routes/property-definitions.js';
+import { eventRoutes } from './http/routes/events.js';
+import { groupRoutes } from './http/routes/groups.js';
 
 /** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -29,7 +41,9 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   const app = Fastify({
     logger: { level: options.logLevel ?? context.config.logLevel },
     bodyLimit: MAX_BODY_BYTES,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Path parameters as long as a request line can be, so handlers judge them (a 400 or 404 with
+    // PostHog's body) instead of the router's bare 414 past 100 characters.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16384 },
     // PostHog serves every project path under /api/environments/ too; its current clients use both.
     rewriteUrl: (request) => (request.url ?? '/').replace(ENVIRONMENTS_PREFIX, '/api/projects/'),
     trustProxy: true,
@@ -48,7 +62,12 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   });
 
   await app.register(healthRoutes);
+  // At the root, so 404s and 405s of the SDK's paths carry CORS as well.
+  app.addHook('onRequest', async (request, reply) => allowSdkCors(request, reply));
   await app.register(async (ingestion) => captureRoutes(ingestion, context.capture, context.flags));
+  await app.register(async (sdk) => remoteConfigRoutes(sdk, context.remoteConfig));
+  await app.register(async (sdk) => staticBundleRoutes(sdk, context.sdkBundles));
+  await app.register(async (sdk) => flagDefinitionRoutes(sdk, context));
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (api) => {
@@ -58,6 +77,9 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     api.addHook('preHandler', () => context.ingestion.catchUp());
     await projectRoutes(api, context);
     await trendRoutes(api, context);
+    await savedInsightRoutes(api, context);
+    await dashboardRoutes(api, context);
+    await annotationRoutes(api, context);
     await personRoutes(api, context);
     await personActorRoutes(api, context);
     await eventDefinitionRoutes(api, context);
@@ -65,6 +87,11 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     await actionRoutes(api, context);
     await cohortRoutes(api, context);
     await ingestionWarningRoutes(api, context);
+    await eventRoutes(api, context);
+    await groupRoutes(api, context);
+    await personalApiKeyRoutes(api, context);
+    await userRoutes(api, context);
+    await organizationRoutes(api, context);
   });
 
   return app;

@@ -2,6 +2,9 @@ import type { Config } from './config.js';
 import type { CaptureLog } from './capture/capture-log.js';
 import { CaptureService } from './capture/capture-service.js';
 import { FlagsService } from './flags/flags-service.js';
+import { FlagDefinitionsService } from './flags/flag-definitions-service.js';
+import { RemoteConfigService } from './browser-sdk/remote-config-service.js';
+import { SdkBundles } from './browser-sdk/sdk-bundles.js';
 import { EventWriter } from './capture/event-writer.js';
 import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
@@ -11,6 +14,8 @@ import { IngestionWarningRepository } from './capture/ingestion-warning-reposito
 import { IngestionWarningService } from './capture/ingestion-warning-service.js';
 import { Mutex } from './util/mutex.js';
 import { AccountRepository } from './accounts/account-repository.js';
+import { OrganizationService } from './accounts/organization-service.js';
+import { UserService } from './accounts/user-service.js';
 import { DefinitionRecorder } from './definitions/definition-recorder.js';
 import { EventDefinitionRepository } from './definitions/event-definition-repository.js';
 import { EventDefinitionService } from './definitions/event-definition-service.js';
@@ -19,6 +24,7 @@ import { PropertyDefinitionRepository } from './definitions/property-definition-
 import { PropertyDefinitionService } from './definitions/property-definition-service.js';
 import { KeyRepository } from './keys/key-repository.js';
 import { KeyService } from './keys/key-service.js';
+import { KeyManagementService } from './keys/key-management-service.js';
 import { ProjectRepository } from './projects/project-repository.js';
 import { ProjectService } from './projects/project-service.js';
 import type { Catalog } from './storage/catalog/catalog.js';
@@ -32,6 +38,14 @@ import { CohortService } from './cohorts/cohort-service.js';
 import { CohortSqlCompiler } from './cohorts/cohort-sql.js';
 import { PersonRepository } from './persons/person-repository.js';
 import { createAnalysisActors, type AnalysisActors } from './insights/actors/analysis-actors.js';
+import { createSavedInsightsApi } from './saved-insights/saved-insights-api.js';
+import type { SavedInsightService } from './saved-insights/saved-insight-service.js';
+import type { DashboardService } from './dashboards/dashboard-service.js';
+import type { AnnotationService } from './annotations/annotation-service.js';
+import { EventListService } from './events/event-list-service.js';
+import { EventRepository } from './events/event-repository.js';
+import { GroupRepository } from './groups/group-repository.js';
+import { GroupService } from './groups/group-service.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -40,6 +54,10 @@ export interface AppContext {
   warehouse: Warehouse;
   accounts: AccountRepository;
   keys: KeyService;
+  /** The personal API keys endpoints. */
+  personalApiKeys: KeyManagementService;
+  organizations: OrganizationService;
+  users: UserService;
   projects: ProjectService;
   projectRepository: ProjectRepository;
   /** Records event and property definitions for ingested events. */
@@ -57,17 +75,33 @@ export interface AppContext {
   personWriteLock: Mutex;
   capture: CaptureService;
   flags: FlagsService;
+  /** Flag definitions for the server SDKs' local evaluation. */
+  flagDefinitions: FlagDefinitionsService;
+  /** posthog-js's remote config, and the bundles it loads from Tally. */
+  remoteConfig: RemoteConfigService;
+  sdkBundles: SdkBundles;
   trends: TrendService;
+  savedInsights: SavedInsightService;
+  dashboards: DashboardService;
+  annotations: AnnotationService;
   persons: PersonsApi;
   actions: ActionService;
   cohorts: CohortService;
   /** The persons analysis endpoints (actors of trends, funnels, retention, …). */
   actors: AnalysisActors;
+  /** The events list and single events. */
+  events: EventListService;
+  /** Groups and group types, as capture records them. */
+  groups: GroupService;
 }
 
 export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse, captureLog: CaptureLog): AppContext {
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
+  const keyRepository = new KeyRepository(catalog.db);
+  const keys = new KeyService(keyRepository);
+  const projects = new ProjectService(projectRepository);
+  const organizations = new OrganizationService(accounts, projectRepository, projects);
   const definitions = new DefinitionRecorder(catalog.db);
   const groupTypes = new GroupTypeRegistry();
   const relay = new OutboxRelay(catalog.db, storedWarehouse, () => catalog.syncCommits());
@@ -94,13 +128,17 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const cohortRepository = new CohortRepository(catalog.db);
   // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.
   const cohortSql = new CohortSqlCompiler(cohortRepository, actionRepository);
+  const trends = new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
   return {
     config,
     catalog,
     warehouse,
     accounts,
-    keys: new KeyService(new KeyRepository(catalog.db)),
-    projects: new ProjectService(projectRepository),
+    keys,
+    personalApiKeys: new KeyManagementService(keyRepository, keys, projectRepository),
+    organizations,
+    users: new UserService(accounts, organizations, projects),
+    projects,
     projectRepository,
     definitions,
     eventDefinitions: new EventDefinitionService(
@@ -116,10 +154,19 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     personWriteLock,
     capture,
     flags: new FlagsService(projectRepository),
-    trends: new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    flagDefinitions: new FlagDefinitionsService(keys, projects, projectRepository, new GroupRepository(catalog.db, catalog.dialect)),
+    remoteConfig: new RemoteConfigService(projectRepository),
+    sdkBundles: new SdkBundles(),
+    trends,
+    ...createSavedInsightsApi(catalog, warehouse, trends),
     persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
     actors: createAnalysisActors(catalog.db, warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    events: new EventListService(catalog.db, new EventRepository(warehouse), new PersonRepository(), {
+      cohorts: cohortSql,
+      actions: cohortSql.actions,
+    }),
+    groups: new GroupService(new GroupRepository(catalog.db, catalog.dialect)),
   };
 }

@@ -101,6 +101,8 @@ describe('property definitions API', () => {
       property_type: 'Numeric',
       updated_at: null,
       is_seen_on_filtered_events: null,
+      hidden: false,
+      verified: false,
     });
   });
 

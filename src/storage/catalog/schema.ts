@@ -43,6 +43,7 @@ export interface PersonalApiKeyTable {
   mask_value: string;
   scopes: string;
   scoped_teams: string | null;
+  scoped_organizations: string | null;
   created_at: string;
   last_used_at: string | null;
 }
@@ -110,6 +111,9 @@ export interface PropertyDefinitionTable {
   description: string | null;
   created_at: string;
   updated_at: string | null;
+  /** 0/1, default 0; never both 1. */
+  hidden: Generated<number>;
+  verified: Generated<number>;
 }
 
 export interface EventPropertyTable {
@@ -240,6 +244,91 @@ export interface DeadLetterEventTable {
   failed_at: string;
 }
 
+/** A saved insight: a legacy `filters` object or a `query` node, as sent (JSON). */
+export interface InsightTable {
+  id: Generated<number>;
+  team_id: number;
+  short_id: string;
+  name: string | null;
+  derived_name: string | null;
+  description: string;
+  /** JSON object or null. */
+  query: string | null;
+  /** JSON object. */
+  filters: string;
+  /** TRENDS, FUNNELS, …, JSON or SQL: what the `insight` list filter matches. */
+  kind: string;
+  /** JSON array of strings. */
+  tags: string;
+  favorited: number;
+  saved: number;
+  deleted: number;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+  created_at: string;
+  last_modified_at: string;
+  updated_at: string;
+  /** JSON of the last computed result, answered until the next refresh. */
+  kept_result: string | null;
+  last_refresh: string | null;
+}
+
+export interface DashboardTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string | null;
+  description: string;
+  pinned: number;
+  /** JSON array of strings. */
+  tags: string;
+  /** JSON objects. */
+  filters: string;
+  variables: string;
+  deleted: number;
+  created_by_id: number | null;
+  created_at: string;
+  last_accessed_at: string | null;
+  last_refresh: string | null;
+}
+
+export interface DashboardTextTable {
+  id: Generated<number>;
+  team_id: number;
+  body: string | null;
+  created_by_id: number | null;
+  created_at: string;
+}
+
+/** One tile of a dashboard: an insight or a text. */
+export interface DashboardTileTable {
+  id: Generated<number>;
+  team_id: number;
+  dashboard_id: number;
+  insight_id: number | null;
+  text_id: number | null;
+  color: string | null;
+  /** JSON object. */
+  layouts: string;
+  deleted: number;
+  created_at: string;
+}
+
+export interface AnnotationTable {
+  id: Generated<number>;
+  team_id: number;
+  organization_id: string;
+  content: string | null;
+  date_marker: string | null;
+  creation_type: string;
+  insight_id: number | null;
+  dashboard_id: number | null;
+  scope: string;
+  deleted: number;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface CatalogSchema {
   organizations: OrganizationTable;
   users: UserTable;
@@ -262,4 +351,9 @@ export interface CatalogSchema {
   actions: ActionTable;
   cohorts: CohortTable;
   static_cohort_members: StaticCohortMemberTable;
+  insights: InsightTable;
+  dashboards: DashboardTable;
+  dashboard_texts: DashboardTextTable;
+  dashboard_tiles: DashboardTileTable;
+  annotations: AnnotationTable;
 }

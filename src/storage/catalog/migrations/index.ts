@@ -10,6 +10,9 @@ import { pendingEventBatchesMigration } from './007-pending-event-batches.js';
 import { captureLogMigration } from './008-capture-log.js';
 import { outboxRowBinaryMigration } from './009-outbox-row-binary.js';
 import { ingestionFailuresMigration } from './010-ingestion-failures.js';
+import { savedInsightsMigration } from './011-saved-insights.js';
+import { accountsPlatformMigration } from './012-accounts-platform.js';
+import { propertyDefinitionFlagsMigration } from './013-property-definition-flags.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -27,6 +30,9 @@ const migrations: Record<string, CatalogMigration> = {
   '008-capture-log': captureLogMigration,
   '009-outbox-row-binary': outboxRowBinaryMigration,
   '010-ingestion-failures': ingestionFailuresMigration,
+  '011-saved-insights': savedInsightsMigration,
+  '012-accounts-platform': accountsPlatformMigration,
+  '013-property-definition-flags': propertyDefinitionFlagsMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
