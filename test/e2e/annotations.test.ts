@@ -15,21 +15,10 @@ describe('annotations API', () => {
   let otherScopeKey: string;
   let creator: Record<string, unknown>;
 
-  async function create(body: Record<string, unknown>, projectId = 1) {
-    const response = await server.post(`/api/projects/${projectId}/annotations/`, body);
-    assert.equal(response.status, 201, response.text);
-    return response.body;
-  }
-  async function get(path: string) {
-    const response = await server.get(path);
-    assert.equal(response.status, 200, response.text);
-    return response.body;
-  }
-  async function make(kind: 'insights' | 'dashboards', body: Record<string, unknown>, projectId = 1) {
-    const response = await server.post(`/api/projects/${projectId}/${kind}/`, body);
-    assert.equal(response.status, 201, response.text);
-    return response.body;
-  }
+  const create = (body: Record<string, unknown>, projectId = 1) => server.bodyOf('POST', `/api/projects/${projectId}/annotations/`, 201, { body });
+  const get = (path: string) => server.bodyOf('GET', path);
+  const make = (kind: 'insights' | 'dashboards', body: Record<string, unknown>, projectId = 1) =>
+    server.bodyOf('POST', `/api/projects/${projectId}/${kind}/`, 201, { body });
   const contents = (body: { results: Array<{ content: string }> }) => body.results.map((annotation) => annotation.content);
 
   before(async () => {

@@ -16,26 +16,10 @@ describe('dashboards API', () => {
   let otherScopeKey: string;
   let creator: Record<string, unknown>;
 
-  async function create(body: Record<string, unknown>, projectId = 1) {
-    const response = await server.post(`/api/projects/${projectId}/dashboards/`, body);
-    assert.equal(response.status, 201, response.text);
-    return response.body;
-  }
-  async function get(path: string) {
-    const response = await server.get(path);
-    assert.equal(response.status, 200, response.text);
-    return response.body;
-  }
-  async function patch(path: string, body: Record<string, unknown>) {
-    const response = await server.patch(path, body);
-    assert.equal(response.status, 200, response.text);
-    return response.body;
-  }
-  async function createInsight(body: Record<string, unknown>) {
-    const response = await server.post('/api/projects/1/insights/', body);
-    assert.equal(response.status, 201, response.text);
-    return response.body;
-  }
+  const create = (body: Record<string, unknown>, projectId = 1) => server.bodyOf('POST', `/api/projects/${projectId}/dashboards/`, 201, { body });
+  const get = (path: string) => server.bodyOf('GET', path);
+  const patch = (path: string, body: Record<string, unknown>) => server.bodyOf('PATCH', path, 200, { body });
+  const createInsight = (body: Record<string, unknown>) => server.bodyOf('POST', '/api/projects/1/insights/', 201, { body });
 
   before(async () => {
     const started = await startServerWithTwoProjects(['dashboard:read', 'dashboard:write', 'insight:write']);

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AccountRepository } from '../../src/accounts/account-repository.js';
-import { loadConfig } from '../../src/config.js';
-import { ProjectRepository } from '../../src/projects/project-repository.js';
-import { ProjectService } from '../../src/projects/project-service.js';
-import { openCatalog } from '../../src/storage/catalog/catalog.js';
+import { addSecondOrganization } from '../support/accounts.js';
 import { UUID_PATTERN } from '../support/definitions.js';
 import { ERRORS, TallyServer } from '../support/tally.js';
 
@@ -41,19 +37,7 @@ describe('personal API keys', () => {
     insightReader = server.cli(keyFor('insight:read', { label: 'Insights' })).lastLine;
     scopedManager = server.cli(keyFor('*', { projects: [2], label: 'Second only' })).lastLine;
 
-    const catalog = await openCatalog(loadConfig({ ...server.env, TALLY_DATA_DIR: server.dataDir }));
-    try {
-      const accounts = new AccountRepository(catalog.db);
-      organizationId = (await accounts.firstOrganization())!.id;
-      await accounts.createUser({ email: 'ada@example.com', firstName: 'Ada', organizationId });
-      const other = await accounts.createOrganization('Other organization');
-      otherOrganizationId = other.id;
-      await accounts.createUser({ email: 'bob@example.com', firstName: 'Bob', organizationId: other.id });
-      const projects = new ProjectService(new ProjectRepository(catalog.db));
-      otherProjectId = (await projects.create({ organizationId: other.id, name: 'Elsewhere', creatorEmail: 'bob@example.com' })).id;
-    } finally {
-      await catalog.close();
-    }
+    ({ organizationId, otherOrganizationId, otherProjectId } = await addSecondOrganization(server, 'Other organization'));
     colleague = server.cli(keyFor('*', { label: 'Ada', user: 'ada@example.com' })).lastLine;
     outsider = server.cli(keyFor('*', { label: 'Bob', user: 'bob@example.com' })).lastLine;
     await server.start();

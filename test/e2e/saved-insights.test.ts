@@ -40,21 +40,10 @@ describe('saved insights API', () => {
   let otherScopeKey: string;
   let adminUuid: string;
 
-  async function create(body: Record<string, unknown>, projectId = 1, headers: Record<string, string> = {}) {
-    const response = await server.post(`/api/projects/${projectId}/insights/`, body, { headers });
-    assert.equal(response.status, 201, response.text);
-    return response.body;
-  }
-  async function get(path: string) {
-    const response = await server.get(path);
-    assert.equal(response.status, 200, response.text);
-    return response.body;
-  }
-  async function trend(filter: Record<string, unknown>) {
-    const response = await server.post(`${BASE}/trend/`, filter);
-    assert.equal(response.status, 200, response.text);
-    return response.body.result;
-  }
+  const create = (body: Record<string, unknown>, projectId = 1, headers: Record<string, string> = {}) =>
+    server.bodyOf('POST', `/api/projects/${projectId}/insights/`, 201, { body, headers });
+  const get = (path: string) => server.bodyOf('GET', path);
+  const trend = async (filter: Record<string, unknown>) => (await server.bodyOf('POST', `${BASE}/trend/`, 200, { body: filter })).result;
 
   before(async () => {
     const started = await startServerWithTwoProjects(['insight:read', 'insight:write', 'project:read']);

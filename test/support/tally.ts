@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -169,6 +170,13 @@ export class TallyServer {
       request.on('error', reject);
       request.flushHeaders();
     });
+  }
+
+  /** The body of a request that must answer `status`. */
+  async bodyOf<T = any>(method: string, pathname: string, status = 200, options: RequestOptions = {}): Promise<T> {
+    const response = await this.request<T>(method, pathname, options);
+    assert.equal(response.status, status, `${method} ${pathname}: ${response.text}`);
+    return response.body;
   }
 
   get<T = any>(pathname: string, options?: RequestOptions) {
