@@ -6,6 +6,7 @@ import type { AnnotationTable, CatalogSchema, DashboardTable, InsightTable } fro
 import { nowIso } from '../util/time.js';
 import type { Annotation, AnnotationScope, CreationType } from './annotation.js';
 import type { AnnotationListQuery } from './annotation-list-query.js';
+import type { AnnotationInput } from './annotation-input.js';
 
 /** The project an annotation is read from: its own, and its organization's shared ones. */
 export interface AnnotationViewer {
@@ -25,15 +26,8 @@ export interface NewAnnotation {
   createdById: number;
 }
 
-export interface AnnotationChanges {
-  content?: string | null;
-  dateMarker?: string | null;
-  creationType?: CreationType;
-  insightId?: number | null;
-  dashboardId?: number | null;
-  scope?: AnnotationScope;
-  deleted?: boolean;
-}
+/** What an update changes: the writable fields, as a request gives them. */
+export type AnnotationChanges = AnnotationInput;
 
 /** A left-joined table: every column may be null. */
 type Joined<T> = { [K in keyof T]: T[K] | null };

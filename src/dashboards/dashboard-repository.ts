@@ -7,6 +7,7 @@ import type { DashboardTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
 import { nowIso } from '../util/time.js';
 import type { Dashboard, JsonObject } from './dashboard.js';
+import type { DashboardInput } from './dashboard-input.js';
 
 export interface NewDashboard {
   teamId: number;
@@ -19,14 +20,8 @@ export interface NewDashboard {
   createdById: number;
 }
 
-export interface DashboardChanges {
-  name?: string | null;
-  description?: string;
-  pinned?: boolean;
-  tags?: string[];
-  filters?: JsonObject;
-  variables?: JsonObject;
-  deleted?: boolean;
+/** What an update changes: the writable fields of a request but its tiles, and the access and refresh times. */
+export interface DashboardChanges extends Omit<DashboardInput, 'tiles'> {
   lastAccessedAt?: string;
   lastRefresh?: string;
 }
