@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { parseProperties } from '../insights/filter-model.js';
+import { parseProperties } from '../query/property-filter-model.js';
 import { textOf } from '../util/text.js';
 import { STRING_MATCHINGS, type ActionStep, type StringMatching } from './action.js';
 

@@ -1,8 +1,8 @@
-import { elementCondition } from '../insights/element-filters.js';
-import { parseProperties, type PropertyFilter } from '../insights/filter-model.js';
-import { compilePropertyFilters, isUsableRegex, rawPropertyValue, type PropertyColumns } from '../insights/property-filters.js';
-import type { ActionSqlResolver, CohortSqlResolver, ResolvedAction } from '../insights/resolvers.js';
-import type { SqlParams } from '../insights/sql-params.js';
+import { elementCondition } from '../query/element-filters.js';
+import { parseProperties, type PropertyFilter } from '../query/property-filter-model.js';
+import { compilePropertyFilters, isUsableRegex, rawPropertyValue, type PropertyColumns } from '../query/property-filters.js';
+import type { ActionSqlResolver, CohortSqlResolver, ResolvedAction } from '../query/resolvers.js';
+import type { SqlParams } from '../query/sql-params.js';
 import type { ActionStep, StringMatching } from './action.js';
 import type { ActionRepository } from './action-repository.js';
 import { boundTeamId } from './bound-team.js';
@@ -38,6 +38,11 @@ export class ActionSqlCompiler implements ActionSqlResolver {
     const steps: string[] = [];
     for (const step of action.steps) steps.push(await this.stepCondition(step, columns, params));
     return { name: action.name ?? '', condition: steps.length === 0 ? '0' : steps.map((step) => `(${step})`).join(' OR ') };
+  }
+
+  async actionName(actionId: number, teamId: number): Promise<string | null> {
+    const action = await this.actions.find(teamId, actionId);
+    return action ? (action.name ?? '') : null;
   }
 
   private async stepCondition(step: ActionStep, columns: PropertyColumns, params: SqlParams): Promise<string> {

@@ -1,4 +1,4 @@
-import type { SqlParams } from '../insights/sql-params.js';
+import type { SqlParams } from '../query/sql-params.js';
 
 /**
  * The project a query runs for. The resolver interfaces carry no project, but every insight and

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
-import { parseDate } from '../insights/date-range.js';
+import { parseDate } from '../query/date-range.js';
 import { textOf } from '../util/text.js';
 import { ANNOTATION_SCOPES, CREATION_TYPES, type AnnotationScope, type CreationType } from './annotation.js';
 

@@ -1,8 +1,8 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
-import { parseDate, toWarehouseTime } from '../insights/date-range.js';
-import type { EventSource } from '../insights/event-source.js';
-import type { SqlParams } from '../insights/sql-params.js';
+import { parseDate, toWarehouseTime } from '../query/date-range.js';
+import type { EventSource } from '../query/event-source.js';
+import type { SqlParams } from '../query/sql-params.js';
 import type { BehavioralEntity, BehavioralFilter, TimeSpan } from './cohort-filter-model.js';
 
 /** Compiles what a behavioural filter's events must match (entity and event filters) on `events AS e`. */

@@ -1,4 +1,4 @@
-import type { PropertyFilter, PropertyGroup } from '../insights/filter-model.js';
+import type { PropertyFilter, PropertyGroup } from '../query/property-filter-model.js';
 
 /** The parsed definition of a dynamic cohort: AND/OR groups over person, cohort and behavioural filters. */
 export type CohortNode = CohortGroup | PersonCondition | CohortReference | BehavioralFilter;

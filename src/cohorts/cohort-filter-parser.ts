@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
-import { parseDate } from '../insights/date-range.js';
-import { parseProperties, PROPERTY_OPERATORS, type PropertyOperator } from '../insights/filter-model.js';
+import { parseDate } from '../query/date-range.js';
+import { parseProperties, PROPERTY_OPERATORS, type PropertyOperator } from '../query/property-filter-model.js';
 import { textOf } from '../util/text.js';
 import {
   BEHAVIORAL_KINDS,

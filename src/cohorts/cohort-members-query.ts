@@ -1,4 +1,4 @@
-import { SqlParams } from '../insights/sql-params.js';
+import { SqlParams } from '../query/sql-params.js';
 import { CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
 import type { Cohort } from './cohort.js';
 import type { CohortSqlCompiler } from './cohort-sql.js';

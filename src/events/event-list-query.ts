@@ -1,8 +1,8 @@
 import type { DateTime } from 'luxon';
 import { flagParam, stringParam, type RawQuery } from '../definitions/query-params.js';
 import { ValidationError } from '../errors.js';
-import { parseDate } from '../insights/date-range.js';
-import { EMPTY_PROPERTY_GROUP, parseProperties, type PropertyGroup } from '../insights/filter-model.js';
+import { parseDate } from '../query/date-range.js';
+import { EMPTY_PROPERTY_GROUP, parseProperties, type PropertyGroup } from '../query/property-filter-model.js';
 import { isUuid, type PersonKey } from '../persons/person-id.js';
 import { safeInteger } from '../util/safe-integer.js';
 import { decodeEventCursor, type EventCursor } from './event-cursor.js';

@@ -1,7 +1,7 @@
-import { EventSource } from '../insights/event-source.js';
-import { compilePropertyFilters } from '../insights/property-filters.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../insights/resolvers.js';
-import { SqlParams } from '../insights/sql-params.js';
+import { EventSource } from '../query/event-source.js';
+import { compilePropertyFilters } from '../query/property-filters.js';
+import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
+import { SqlParams } from '../query/sql-params.js';
 import type { EventCursor } from './event-cursor.js';
 import type { EventListQuery } from './event-list-query.js';
 import { EARLIEST_EVENT_TIME, warehouseTime } from './event-time.js';

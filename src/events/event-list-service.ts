@@ -1,5 +1,5 @@
 import { NotFound, ValidationError } from '../errors.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../insights/resolvers.js';
+import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
 import { isUuid } from '../persons/person-id.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import type { Project } from '../projects/project.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { rawPropertyValue } from '../insights/property-filters.js';
-import { SqlParams } from '../insights/sql-params.js';
+import { rawPropertyValue } from '../query/property-filters.js';
+import { SqlParams } from '../query/sql-params.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 
 /** At most this many person properties get a column; filters on others read the JSON. */

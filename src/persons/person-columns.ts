@@ -1,4 +1,4 @@
-import type { PropertyColumns } from '../insights/property-filters.js';
+import type { PropertyColumns } from '../query/property-filters.js';
 
 /**
  * What the property-filter compiler reads in queries over the current persons, aliased `person`

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { stringParam, type RawQuery } from '../definitions/query-params.js';
-import { parseProperties, type PropertyFilter, type PropertyGroup, type PropertyNode } from '../insights/filter-model.js';
+import { parseProperties, type PropertyFilter, type PropertyGroup, type PropertyNode } from '../query/property-filter-model.js';
 
 /** The filters of `GET /persons`. */
 export interface PersonListFilter {

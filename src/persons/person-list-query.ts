@@ -1,7 +1,7 @@
-import type { PropertyFilter, PropertyGroup } from '../insights/filter-model.js';
-import { compilePropertyFilters } from '../insights/property-filters.js';
-import type { CohortSqlResolver } from '../insights/resolvers.js';
-import { SqlParams } from '../insights/sql-params.js';
+import type { PropertyFilter, PropertyGroup } from '../query/property-filter-model.js';
+import { compilePropertyFilters } from '../query/property-filters.js';
+import type { CohortSqlResolver } from '../query/resolvers.js';
+import { SqlParams } from '../query/sql-params.js';
 import { PersonRowColumns } from './person-columns.js';
 import { isUuid } from './person-id.js';
 import { emailFilter, type PersonListFilter } from './person-list-filter.js';

@@ -1,4 +1,4 @@
-import { noCohorts, type CohortSqlResolver } from '../insights/resolvers.js';
+import { noCohorts, type CohortSqlResolver } from '../query/resolvers.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';

@@ -1,7 +1,7 @@
 import { stringParam, type RawQuery } from '../definitions/query-params.js';
-import { compilePropertyFilters } from '../insights/property-filters.js';
-import { noCohorts } from '../insights/resolvers.js';
-import { SqlParams } from '../insights/sql-params.js';
+import { compilePropertyFilters } from '../query/property-filters.js';
+import { noCohorts } from '../query/resolvers.js';
+import { SqlParams } from '../query/sql-params.js';
 import type { Project } from '../projects/project.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { PersonRowColumns } from './person-columns.js';

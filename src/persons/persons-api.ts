@@ -1,4 +1,4 @@
-import type { ActionSqlResolver, CohortSqlResolver } from '../insights/resolvers.js';
+import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';

@@ -1,10 +1,11 @@
 import { DateTime } from 'luxon';
 import type { RawQuery } from '../definitions/query-params.js';
-import { parseDate, resolveDateRange, toWarehouseTime, type DateRangeInput, type Interval, type ProjectClock } from '../insights/date-range.js';
-import { EventSource } from '../insights/event-source.js';
-import { flattenFilters, parseInsightFilter, type InsightFilter } from '../insights/filter-model.js';
-import { noActions, type ActionSqlResolver } from '../insights/resolvers.js';
-import { SqlParams } from '../insights/sql-params.js';
+import { parseDate, resolveDateRange, toWarehouseTime, type DateRangeInput, type Interval, type ProjectClock } from '../query/date-range.js';
+import { EventSource } from '../query/event-source.js';
+import { parseInsightFilter, type InsightFilter } from '../insights/filter-model.js';
+import { flattenFilters } from '../query/property-filter-model.js';
+import { noActions, type ActionSqlResolver } from '../query/resolvers.js';
+import { SqlParams } from '../query/sql-params.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';

@@ -3,3 +3,8 @@ export function parseJsonColumn<T>(text: string | null, fallback: T): T {
   if (text === null || text === '') return fallback;
   return JSON.parse(text) as T;
 }
+
+/** A JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

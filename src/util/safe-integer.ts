@@ -6,3 +6,10 @@
 export function safeInteger(value: string | number): number {
   return Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value)));
 }
+
+/** An integer given as a JSON number or its text, clamped as `safeInteger`; null for anything else. */
+export function integerOrNull(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isInteger(value)) return safeInteger(value);
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return safeInteger(value.trim());
+  return null;
+}

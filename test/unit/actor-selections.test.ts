@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../src/errors.js';
 import { parseAnalysisFilter } from '../../src/insights/actors/analysis-filter.js';
-import type { ProjectClock } from '../../src/insights/date-range.js';
+import type { ProjectClock } from '../../src/query/date-range.js';
 import { parseStepBreakdown, parseStepSelection } from '../../src/insights/funnels/funnel-actors.js';
 import { parseRetentionFilter, selectedInterval } from '../../src/insights/retention/retention-filter.js';
 import { dataPointRange } from '../../src/insights/trends/trend-actors.js';

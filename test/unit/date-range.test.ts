@@ -13,7 +13,7 @@ import {
   truncate,
   type DateRangeInput,
   type ProjectClock,
-} from '../../src/insights/date-range.js';
+} from '../../src/query/date-range.js';
 import { ValidationError } from '../../src/errors.js';
 
 // Sunday 15 March 2020, 10:20:30 UTC.

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
-import { parseProperties } from '../../src/insights/filter-model.js';
-import { compilePropertyFilters, rawPropertyValue, type PropertyColumns } from '../../src/insights/property-filters.js';
-import { noCohorts } from '../../src/insights/resolvers.js';
-import { SqlParams } from '../../src/insights/sql-params.js';
+import { parseProperties } from '../../src/query/property-filter-model.js';
+import { compilePropertyFilters, rawPropertyValue, type PropertyColumns } from '../../src/query/property-filters.js';
+import { noCohorts } from '../../src/query/resolvers.js';
+import { SqlParams } from '../../src/query/sql-params.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 
 /**

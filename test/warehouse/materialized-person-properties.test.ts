@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, test } from 'node:test';
-import { rawPropertyValue } from '../../src/insights/property-filters.js';
-import { SqlParams } from '../../src/insights/sql-params.js';
+import { rawPropertyValue } from '../../src/query/property-filters.js';
+import { SqlParams } from '../../src/query/sql-params.js';
 import {
   MAX_MATERIALIZED_PERSON_PROPERTIES,
   MaterializedPersonProperties,

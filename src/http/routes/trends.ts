@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DateTime } from 'luxon';
 import type { AppContext } from '../../context.js';
-import { filterDates } from '../../insights/date-range.js';
+import { filterDates } from '../../query/date-range.js';
 import { mergeRequestInput, parseInsightFilter, type InsightFilter, type RawInput } from '../../insights/filter-model.js';
 import { trendCsv } from '../../insights/trends/trend-csv.js';
 import type { Project } from '../../projects/project.js';

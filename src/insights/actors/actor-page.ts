@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import type { RawInput } from '../filter-model.js';
-import type { SqlParams } from '../sql-params.js';
+import type { SqlParams } from '../../query/sql-params.js';
 import { safeInteger } from '../../util/safe-integer.js';
 
 /** Which slice of an actor list a request asks for. */

@@ -1,4 +1,5 @@
-import { combineAnd, type PropertyFilter, type PropertyGroup, type RawInput } from '../filter-model.js';
+import { type RawInput } from '../filter-model.js';
+import { combineAnd, type PropertyFilter, type PropertyGroup } from '../../query/property-filter-model.js';
 
 function personContains(key: string, search: string): PropertyFilter {
   return { kind: 'filter', type: 'person', key, value: search, operator: 'icontains', groupTypeIndex: null, negation: false };

@@ -2,7 +2,8 @@ import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
-import { combineAnd, parseEntityParam, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { parseEntityParam, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { combineAnd, parseProperties, type PropertyGroup } from '../../query/property-filter-model.js';
 import type { FunnelFilter } from './funnel-filter.js';
 import { funnelPerActorSql } from './funnel-steps-sql.js';
 

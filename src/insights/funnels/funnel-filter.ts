@@ -2,9 +2,10 @@ import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
-import type { DateRangeInput } from '../date-range.js';
+import type { DateRangeInput } from '../../query/date-range.js';
 import { parseExclusions, type FunnelExclusion } from './funnel-exclusions.js';
-import type { Breakdown, PropertyGroup, RawInput, SeriesEntity } from '../filter-model.js';
+import type { Breakdown, RawInput, SeriesEntity } from '../filter-model.js';
+import type { PropertyGroup } from '../../query/property-filter-model.js';
 
 export const FUNNEL_ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
 export type FunnelOrderType = (typeof FUNNEL_ORDER_TYPES)[number];

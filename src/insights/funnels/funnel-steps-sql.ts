@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import type { EventScope } from '../actors/event-scope.js';
-import { toWarehouseTime } from '../date-range.js';
-import { rawPropertyValue } from '../property-filters.js';
+import { toWarehouseTime } from '../../query/date-range.js';
+import { rawPropertyValue } from '../../query/property-filters.js';
 import type { FunnelFilter } from './funnel-filter.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
-import { nextBucket, parseDate, truncate, type ProjectClock } from '../date-range.js';
+import { nextBucket, parseDate, truncate, type ProjectClock } from '../../query/date-range.js';
 import { isTruthyFlag, type RawInput } from '../filter-model.js';
 import type { FunnelFilter } from './funnel-filter.js';
 

@@ -8,7 +8,7 @@ import { actorSeries, queryActors } from '../actors/actor-query.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { projectClock } from '../actors/analysis-inputs.js';
 import { requiredString } from '../actors/required-params.js';
-import { nextBucket, parseDate, truncate } from '../date-range.js';
+import { nextBucket, parseDate, truncate } from '../../query/date-range.js';
 import type { RawInput } from '../filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { LIFECYCLE_STATUSES, lifecycleActorsSql, type LifecycleStatus } from './lifecycle-actors.js';

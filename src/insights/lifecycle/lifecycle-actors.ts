@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import { CURRENT_PERSONS } from '../../storage/warehouse/replicas.js';
-import { toWarehouseTime } from '../date-range.js';
+import { toWarehouseTime } from '../../query/date-range.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { SeriesScope, type SeriesDefinition } from '../trends/series-scope.js';
 

@@ -1,6 +1,6 @@
 import { ValidationError } from '../../errors.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
-import type { SqlParams } from '../sql-params.js';
+import type { SqlParams } from '../../query/sql-params.js';
 import { parseStepSelection } from '../funnels/funnel-actors.js';
 import type { FunnelFilter } from '../funnels/funnel-filter.js';
 import { funnelPerActorSql } from '../funnels/funnel-steps-sql.js';

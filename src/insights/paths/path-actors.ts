@@ -1,6 +1,6 @@
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
-import { rawPropertyValue } from '../property-filters.js';
+import { rawPropertyValue } from '../../query/property-filters.js';
 import { funnelPathWindowSql, type FunnelPathWindowQuery } from './funnel-path-window.js';
 import type { PathFilter } from './path-filter.js';
 

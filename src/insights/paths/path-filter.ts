@@ -1,9 +1,10 @@
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
-import type { DateRangeInput } from '../date-range.js';
-import type { PropertyGroup, RawInput } from '../filter-model.js';
-import { isUsableRegex } from '../property-filters.js';
+import type { DateRangeInput } from '../../query/date-range.js';
+import type { RawInput } from '../filter-model.js';
+import type { PropertyGroup } from '../../query/property-filter-model.js';
+import { isUsableRegex } from '../../query/property-filters.js';
 
 export const PATH_EVENT_TYPES = ['$pageview', '$screen', 'custom_event'] as const;
 export type PathEventType = (typeof PATH_EVENT_TYPES)[number];

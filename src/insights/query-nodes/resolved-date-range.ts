@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { needsEarliestEvent, resolveDateRange, type DateRangeInput } from '../date-range.js';
+import { needsEarliestEvent, resolveDateRange, type DateRangeInput } from '../../query/date-range.js';
 
 export interface ResolvedDateRange {
   date_from: string;

@@ -1,16 +1,8 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
-import { INTERVALS, parseDate } from '../date-range.js';
-import {
-  COUNT_PER_ACTOR_MATHS,
-  parseInsightFilter,
-  parseProperties,
-  PROPERTY_MATHS,
-  combineAnd,
-  type InsightFilter,
-  type PropertyGroup,
-  type RawInput,
-} from '../filter-model.js';
+import { INTERVALS, parseDate } from '../../query/date-range.js';
+import { COUNT_PER_ACTOR_MATHS, parseInsightFilter, PROPERTY_MATHS, type InsightFilter, type RawInput } from '../filter-model.js';
+import { parseProperties, combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { parseFormula } from '../trends/formula.js';
 
 /**

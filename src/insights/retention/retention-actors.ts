@@ -1,7 +1,7 @@
-import { toWarehouseTime } from '../date-range.js';
+import { toWarehouseTime } from '../../query/date-range.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { EventScope } from '../actors/event-scope.js';
-import type { PropertyGroup } from '../filter-model.js';
+import type { PropertyGroup } from '../../query/property-filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { bucketExpression } from '../trends/series-math.js';
 import type { RetentionFilter } from './retention-filter.js';

@@ -1,8 +1,9 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
-import { parseDate, truncate, type ProjectClock } from '../date-range.js';
-import { isTruthyFlag, parseEntityParam, parseProperties, type PropertyGroup, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { parseDate, truncate, type ProjectClock } from '../../query/date-range.js';
+import { isTruthyFlag, parseEntityParam, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { parseProperties, type PropertyGroup } from '../../query/property-filter-model.js';
 
 export const RETENTION_PERIODS = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const;
 export type RetentionPeriod = (typeof RETENTION_PERIODS)[keyof typeof RETENTION_PERIODS];

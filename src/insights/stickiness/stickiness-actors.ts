@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import type { WeekStartDay, Interval } from '../date-range.js';
+import type { WeekStartDay, Interval } from '../../query/date-range.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { SeriesScope, type SeriesDefinition } from '../trends/series-scope.js';
 import { bucketExpression } from '../trends/series-math.js';

@@ -1,7 +1,7 @@
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import type { QueryDateRange } from '../date-range.js';
+import type { QueryDateRange } from '../../query/date-range.js';
 import type { Breakdown, SeriesMath } from '../filter-model.js';
-import { rawPropertyValue } from '../property-filters.js';
+import { rawPropertyValue } from '../../query/property-filters.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
 import { aggregateFunction, isSessionDurationMath, simpleAggregate } from './series-math.js';
 

@@ -1,5 +1,6 @@
-import type { DateRangeInput } from '../date-range.js';
-import type { InsightFilter, PropertyGroup, PropertyNode, SeriesEntity } from '../filter-model.js';
+import type { DateRangeInput } from '../../query/date-range.js';
+import type { InsightFilter, SeriesEntity } from '../filter-model.js';
+import type { PropertyGroup, PropertyNode } from '../../query/property-filter-model.js';
 
 /**
  * The filter as PostHog echoes it in every series (`Filter.to_dict()`): keys appear only when

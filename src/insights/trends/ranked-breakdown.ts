@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { toWarehouseTime } from '../date-range.js';
+import { toWarehouseTime } from '../../query/date-range.js';
 import type { Breakdown, SeriesMath } from '../filter-model.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, rawBreakdownExpression, type BreakdownBuckets } from './breakdown.js';
 import type { SeriesQuery, SeriesQueryWithoutBreakdown, SeriesRow } from './series-query.js';

@@ -1,8 +1,8 @@
-import type { Interval, WeekStartDay } from '../date-range.js';
+import type { Interval, WeekStartDay } from '../../query/date-range.js';
 import type { SeriesMath } from '../filter-model.js';
-import type { EventSource } from '../event-source.js';
-import { rawPropertyValue } from '../property-filters.js';
-import type { SqlParams } from '../sql-params.js';
+import type { EventSource } from '../../query/event-source.js';
+import { rawPropertyValue } from '../../query/property-filters.js';
+import type { SqlParams } from '../../query/sql-params.js';
 
 /**
  * Bucketing and aggregate expressions of trend series. Buckets are computed by ClickHouse in the

@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { activeUsersAggregateStart, activeUsersWindow, formatDay, toWarehouseTime, type QueryDateRange } from '../date-range.js';
+import { activeUsersAggregateStart, activeUsersWindow, formatDay, toWarehouseTime, type QueryDateRange } from '../../query/date-range.js';
 import type { BreakdownPlan } from './breakdown.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
 import {

@@ -1,10 +1,11 @@
 import type { DateTime } from 'luxon';
-import { toWarehouseTime } from '../date-range.js';
-import { EventSource } from '../event-source.js';
-import type { PropertyGroup, SeriesEntity } from '../filter-model.js';
-import { compilePropertyFilters } from '../property-filters.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../resolvers.js';
-import { SqlParams } from '../sql-params.js';
+import { toWarehouseTime } from '../../query/date-range.js';
+import { EventSource } from '../../query/event-source.js';
+import type { SeriesEntity } from '../filter-model.js';
+import type { PropertyGroup } from '../../query/property-filter-model.js';
+import { compilePropertyFilters } from '../../query/property-filters.js';
+import type { ActionSqlResolver, CohortSqlResolver } from '../../query/resolvers.js';
+import { SqlParams } from '../../query/sql-params.js';
 import { mathConditions } from './series-math.js';
 
 export interface InsightResolvers {

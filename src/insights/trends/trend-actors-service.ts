@@ -8,7 +8,7 @@ import { actorSeries, queryActors } from '../actors/actor-query.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { projectClock } from '../actors/analysis-inputs.js';
 import type { InsightFilter, RawInput } from '../filter-model.js';
-import { resolveDateRange, type ProjectClock } from '../date-range.js';
+import { resolveDateRange, type ProjectClock } from '../../query/date-range.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, planBreakdown } from './breakdown.js';
 import type { InsightResolvers, SeriesDefinition } from './series-scope.js';
 import { dataPointRange, trendActorsSql, type DataPointRange } from './trend-actors.js';

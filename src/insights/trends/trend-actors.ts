@@ -7,9 +7,9 @@ import {
   resolveDateRange,
   truncate,
   type ProjectClock,
-} from '../date-range.js';
+} from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, isTimeSeries, type Breakdown, type InsightFilter } from '../filter-model.js';
-import { rawPropertyValue } from '../property-filters.js';
+import { rawPropertyValue } from '../../query/property-filters.js';
 import { limitClause, type ActorPage } from '../actors/actor-page.js';
 import { analysisWindow } from '../actors/analysis-inputs.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from './breakdown.js';

@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import { randomBase62 } from '../../util/random.js';
-import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../date-range.js';
+import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
 import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownBuckets } from './breakdown.js';
 import { entityToJson, filterToJson, type JsonObject } from './filter-echo.js';

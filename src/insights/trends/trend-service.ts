@@ -9,20 +9,10 @@ import {
   resolveDateRange,
   type DateRangeInput,
   type ProjectClock,
-} from '../date-range.js';
-import { EventSource } from '../event-source.js';
-import {
-  combineAnd,
-  effectiveBreakdown,
-  isTimeSeries,
-  parseProperties,
-  CUMULATIVE_DISPLAY,
-  type Breakdown,
-  type InsightFilter,
-  type SeriesEntity,
-} from '../filter-model.js';
-import { noActions, noCohorts } from '../resolvers.js';
-import { SqlParams } from '../sql-params.js';
+} from '../../query/date-range.js';
+import { effectiveBreakdown, isTimeSeries, CUMULATIVE_DISPLAY, type Breakdown, type InsightFilter, type SeriesEntity } from '../filter-model.js';
+import { combineAnd, parseProperties } from '../../query/property-filter-model.js';
+import { noActions, noCohorts } from '../../query/resolvers.js';
 import { planBreakdown, ALL_USERS_COHORT, type BreakdownBuckets } from './breakdown.js';
 import { queryRankedBreakdown, ranksInSeriesQuery } from './ranked-breakdown.js';
 import { formulaItems } from './formula-series.js';
@@ -105,10 +95,9 @@ export class TrendService {
         named.push(entity);
         continue;
       }
-      const params = new SqlParams({ team_id: project.id });
-      const action = await this.resolvers.actions.resolve(Number(entity.id), new EventSource(params, { from: '', to: '' }), params);
-      if (!action) throw new UnknownAction(Number(entity.id));
-      named.push({ ...entity, name: action.name });
+      const name = await this.resolvers.actions.actionName(Number(entity.id), project.id);
+      if (name === null) throw new UnknownAction(Number(entity.id));
+      named.push({ ...entity, name });
     }
     return named;
   }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import type { PropertyFilter } from './filter-model.js';
+import type { PropertyFilter } from './property-filter-model.js';
 import { stringifyValue } from './property-values.js';
 import type { SqlParams } from './sql-params.js';
 

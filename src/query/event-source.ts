@@ -1,4 +1,4 @@
-import type { Breakdown } from './filter-model.js';
+import type { PropertyFilterType } from './property-filter-model.js';
 import type { PropertyColumns } from './property-filters.js';
 import type { SqlParams } from './sql-params.js';
 import { CURRENT_DISTINCT_IDS, CURRENT_GROUPS, CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
@@ -45,7 +45,7 @@ export class EventSource implements PropertyColumns {
   }
 
   /** The JSON properties a property breakdown reads: a group's, the person's, or the event's. */
-  breakdownProperties(breakdown: Pick<Breakdown, 'type' | 'groupTypeIndex'>): string {
+  breakdownProperties(breakdown: { type: PropertyFilterType; groupTypeIndex: number | null }): string {
     if (breakdown.type === 'person') return this.personProperties;
     if (breakdown.type === 'group') return this.groupProperties(breakdown.groupTypeIndex ?? 0);
     return this.eventProperties;

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import type { PropertyFilter, PropertyGroup, PropertyNode, PropertyOperator } from './filter-model.js';
+import type { PropertyFilter, PropertyGroup, PropertyNode, PropertyOperator } from './property-filter-model.js';
 import type { CohortSqlResolver } from './resolvers.js';
 import { elementCondition } from './element-filters.js';
 import { stringifyValue } from './property-values.js';

@@ -22,9 +22,11 @@ export interface ResolvedAction {
 export interface ActionSqlResolver {
   /** The action's name and matching condition, or null when the project has no such action. */
   resolve(actionId: number, columns: PropertyColumns, params: SqlParams): Promise<ResolvedAction | null>;
+  /** The name of the project's action, for series labels; null when the project has no such action. */
+  actionName(actionId: number, teamId: number): Promise<string | null>;
 }
 
-/** Stands in until cohorts exist in the catalog: every cohort id is unknown. */
+/** For queries that take no cohort filters (person values): every cohort id is unknown. */
 export const noCohorts: CohortSqlResolver = {
   async membershipCondition(cohortId) {
     throw new ValidationError('properties', `Cohort ${cohortId} does not exist.`);
@@ -34,9 +36,12 @@ export const noCohorts: CohortSqlResolver = {
   },
 };
 
-/** Stands in until actions exist in the catalog: every action id is unknown. */
+/** For queries that take no actions: every action id is unknown. */
 export const noActions: ActionSqlResolver = {
   async resolve(actionId) {
     throw new ValidationError('actions', `Action ${actionId} does not exist.`);
+  },
+  async actionName() {
+    return null;
   },
 };
