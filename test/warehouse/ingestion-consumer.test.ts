@@ -27,6 +27,8 @@ class FaultyWarehouse implements Warehouse {
   error: () => Error = () => new Error('injected: the warehouse refused the insert');
   refusedUuid: string | null = null;
   refusals = 0;
+  /** Events inserts never finish, as on a warehouse that stopped answering mid-insert. */
+  hang = false;
 
   constructor(private readonly stored: ChdbWarehouse) {}
 
@@ -51,6 +53,7 @@ class FaultyWarehouse implements Warehouse {
   }
 
   async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+    if (table === 'events' && this.hang) return new Promise<void>(() => undefined);
     if (table === 'events' && this.failNext > 0) {
       this.failNext -= 1;
       this.failures += 1;
@@ -421,3 +424,14 @@ class CountedInserts extends FaultyWarehouse {
     return super.insertRowBinary(table, columns, rows);
   }
 }
+
+test('closing does not wait on an insert that never ends: it gives up after its time and says so', () =>
+  withStores((stored) => new FaultyWarehouse(stored), async ({ warehouse, captureLog, context, projectToken }) => {
+    warehouse.hang = true;
+    await context.capture.capture(request(projectToken, [{ event: 'stuck', distinct_id: 'user-1', uuid: '0190a3f2-0000-7000-8000-000000000001' }]));
+    context.ingestion.trigger();
+    assert.equal(await context.ingestion.close(500), false);
+    // The acknowledged event is still in the log for the next start.
+    const held = { events: new Uint8Array() };
+    assert.equal((await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER, () => held)).length, 1);
+  }));
