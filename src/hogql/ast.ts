@@ -247,7 +247,19 @@ export interface SelectSetQuery extends Located {
   subsequent: { operator: SetOperator; query: SelectQuery | SelectSetQuery }[];
 }
 
+/**
+ * SQL made by Tally's own code (property filters, action conditions), reading the query's
+ * `events` table; never produced by the parser, so no query text can reach it.
+ */
+export interface RawSql extends Located {
+  kind: 'RawSql';
+  sql: string;
+  /** Lazy joins of `events` the SQL reads (`person`, `pdi`, `group_0`…). */
+  joins: string[];
+}
+
 export type Expr =
+  | RawSql
   | Constant
   | Field
   | Placeholder

@@ -18,3 +18,6 @@ export class HogQLSyntaxError extends HogQLError {}
 
 /** The text parses but asks for something that does not exist or is not allowed: PostHog's `QueryError` (code `hogql_query_error`). */
 export class HogQLQueryError extends HogQLError {}
+
+/** A `{name}` placeholder without a value: the fault is in the request's `values`. */
+export class HogQLPlaceholderError extends HogQLQueryError {}
