@@ -13,6 +13,8 @@ export interface Config {
   personalApiKey: string | null;
   deletionSchedule: string;
   logLevel: string;
+  /** How long a query API query may run before it answers 504 (TALLY_QUERY_TIMEOUT_S). */
+  queryTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -44,6 +46,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (error) {
     throw new ConfigError(`TALLY_DELETION_SCHEDULE is not a valid cron expression: ${(error as Error).message}`);
   }
+  const queryTimeoutText = optional(env, 'TALLY_QUERY_TIMEOUT_S') ?? '60';
+  const queryTimeoutSeconds = Number(queryTimeoutText);
+  if (!Number.isFinite(queryTimeoutSeconds) || queryTimeoutSeconds <= 0 || queryTimeoutSeconds > 86_400) {
+    throw new ConfigError(`TALLY_QUERY_TIMEOUT_S must be a number of seconds between 0 and 86400, got "${queryTimeoutText}"`);
+  }
   const projectToken = optional(env, 'TALLY_PROJECT_TOKEN');
   if (projectToken && (projectToken.startsWith('phx_') || projectToken.length > 64)) {
     throw new ConfigError('TALLY_PROJECT_TOKEN must be a project token (not a phx_ personal key) of at most 64 characters');
@@ -59,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     personalApiKey: optional(env, 'TALLY_PERSONAL_API_KEY'),
     deletionSchedule,
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    queryTimeoutSeconds,
   };
 }
 
