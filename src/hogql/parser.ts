@@ -217,7 +217,7 @@ class Parser {
       return inner;
     }
     if (this.isWord('SELECT') || this.isWord('WITH')) return this.parseSelectStatement();
-    return this.fail("{SELECT, WITH, '(' }");
+    return this.fail("{SELECT, WITH, '('}");
   }
 
   private parseSelectStatement(): SelectQuery {

@@ -375,7 +375,20 @@ class Printer {
     }
   }
 
+  /** Prints `expr`; an error without a position gets the position of the innermost node it came from. */
   print(expr: Expr, scope: Scope): string {
+    try {
+      return this.printUnlocated(expr, scope);
+    } catch (error) {
+      if (error instanceof HogQLQueryError && error.start === null && expr.start !== undefined) {
+        const Located = error.constructor as typeof HogQLQueryError;
+        throw new Located(error.message, expr.start, expr.end ?? expr.start);
+      }
+      throw error;
+    }
+  }
+
+  private printUnlocated(expr: Expr, scope: Scope): string {
     switch (expr.kind) {
       case 'RawSql': {
         const events = [...scope.tables.values()].find((table) => table.kind === 'table' && table.def.name === 'events');

@@ -34,14 +34,20 @@ interface ClickhouseFailure {
   message: string;
 }
 
+/** ClickHouse quotes the printed SQL after the message (`… In scope SELECT …`); the query's author never wrote it. */
+function withoutPrintedSql(message: string): string {
+  const scope = message.search(/:?\s*In scope /);
+  return (scope >= 0 ? message.slice(0, scope) : message).trim();
+}
+
 function clickhouseFailure(error: unknown): ClickhouseFailure | null {
   if (!(error instanceof Error)) return null;
   const withCode = error as Error & { code?: unknown; type?: unknown };
   const text = error.message;
   const match = /Code:\s*(\d+)\.\s*(?:DB::Exception:\s*)?([\s\S]*?)(?:\s*\(([A-Z_]+)\))?(?:\s*\(version [^)]*\))?\s*$/.exec(text);
-  if (match) return { code: Number(match[1]), message: match[2]!.trim(), name: match[3] ?? 'clickhouse_error' };
+  if (match) return { code: Number(match[1]), message: withoutPrintedSql(match[2]!), name: match[3] ?? 'clickhouse_error' };
   if (typeof withCode.code === 'string' && /^\d+$/.test(withCode.code)) {
-    return { code: Number(withCode.code), message: text, name: typeof withCode.type === 'string' ? withCode.type : 'clickhouse_error' };
+    return { code: Number(withCode.code), message: withoutPrintedSql(text), name: typeof withCode.type === 'string' ? withCode.type : 'clickhouse_error' };
   }
   return null;
 }
@@ -105,7 +111,7 @@ function bareType(type: string): string {
 }
 
 /** A warehouse time (`2020-01-10 12:00:00.000000` in `zone`) as PostHog writes it: ISO in UTC with `Z`, fractions only when not zero. */
-function isoTime(text: string, zone: string): string {
+export function isoTime(text: string, zone = 'UTC'): string {
   const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/.exec(text);
   if (!match) return text;
   const fraction = match[3] && /[1-9]/.test(match[3]) ? `.${match[3]}` : '';
