@@ -311,13 +311,26 @@ function parseSmoothing(value: unknown): number {
   return intervals;
 }
 
-const UNSUPPORTED_INSIGHTS = new Set(['STICKINESS', 'LIFECYCLE']);
+/** What the trend endpoint computes for a request: trends, or the stickiness or lifecycle PostHog routes there. */
+export type TrendEndpointInsight = 'TRENDS' | 'STICKINESS' | 'LIFECYCLE';
 
-/** Parses a trend-style insight request (merged query string and body) into the filter model. */
-export function parseInsightFilter(input: RawInput): InsightFilter {
+/** PostHog's dispatch: stickiness by `insight` or `shown_as` first, then lifecycle the same way, else trends. */
+export function trendEndpointInsight(input: RawInput): TrendEndpointInsight {
   const insight = optionalString(input.insight)?.toUpperCase();
   const shownAs = optionalString(input.shown_as);
-  if ((insight && UNSUPPORTED_INSIGHTS.has(insight)) || (shownAs && shownAs !== 'Volume')) {
+  if (insight === 'STICKINESS' || shownAs === 'Stickiness') return 'STICKINESS';
+  if (insight === 'LIFECYCLE' || shownAs === 'Lifecycle') return 'LIFECYCLE';
+  return 'TRENDS';
+}
+
+/**
+ * Parses a trend-style insight request (merged query string and body) into the filter model.
+ * Stickiness and lifecycle requests have runners of their own, which read it without `insight`
+ * and `shown_as`.
+ */
+export function parseInsightFilter(input: RawInput): InsightFilter {
+  const shownAs = optionalString(input.shown_as);
+  if (trendEndpointInsight(input) !== 'TRENDS' || (shownAs && shownAs !== 'Volume')) {
     throw new ValidationError('insight', 'Only trends (Volume) are served by this endpoint.');
   }
   const display = optionalString(input.display) ?? 'ActionsLineGraph';
