@@ -2,18 +2,27 @@ import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { textOf } from '../../util/text.js';
-import { parseAnalysisFilter, targetEntity } from '../actors/analysis-filter.js';
-import type { ActorList } from '../actors/actor-list.js';
-import { actorSeries, queryActors } from '../actors/actor-query.js';
+import { parseAnalysisFilter } from '../actors/analysis-filter.js';
+import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
+import { actorSeries } from '../actors/actor-query.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { projectClock } from '../actors/analysis-inputs.js';
 import type { InsightFilter, RawInput } from '../filter-model.js';
 import { resolveDateRange, type ProjectClock } from '../../query/date-range.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, planBreakdown } from './breakdown.js';
-import type { InsightResolvers, SeriesDefinition } from './series-scope.js';
+import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
+import { requireTargetEntity } from './trend-actors-entity.js';
 import { dataPointRange, trendActorsSql, type DataPointRange } from './trend-actors.js';
 
-/** `GET /persons/trends`: the persons behind one trend data point (entity, bucket, breakdown value). */
+/** A warehouse number (64-bit counts come as text), null when the math has no value. */
+function numberOrNull(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+/**
+ * `/persons/trends`: the persons behind one trend data point (entity, bucket, breakdown value),
+ * each with its `value_at_data_point`.
+ */
 export class TrendActorsService {
   constructor(
     private readonly warehouse: Warehouse,
@@ -23,16 +32,30 @@ export class TrendActorsService {
 
   async actors(project: Project, input: RawInput): Promise<ActorList> {
     const filter = parseAnalysisFilter(input);
-    const entity = targetEntity(filter, input);
+    const entity = requireTargetEntity(filter, input);
     const page = readActorPage(input);
     const clock = projectClock(project);
     const range = dataPointRange(filter, clock);
     const series = actorSeries(project, filter, entity, input, this.resolvers);
     const breakdownValue = input.breakdown_value === undefined || input.breakdown_value === null ? null : textOf(input.breakdown_value);
-    return queryActors(this.warehouse, this.hydrator, project, page, async () => {
+    let rows: Array<{ actor_id: string; value: number | string | null }>;
+    try {
       const topValues = breakdownValue === BREAKDOWN_OTHER ? await this.topValues(filter, series, range, clock) : [];
-      return trendActorsSql({ series, range, breakdown: filter.breakdown, breakdownValue, topValues, page });
-    });
+      const { sql, params } = await trendActorsSql({ series, range, breakdown: filter.breakdown, breakdownValue, topValues, page });
+      rows = await this.warehouse.query(sql, params);
+    } catch (error) {
+      // As the trend itself, a series of an action the project does not have has no persons.
+      if (error instanceof UnknownAction) return emptyActorList(page);
+      throw error;
+    }
+    const values = new Map(rows.map((row) => [row.actor_id, numberOrNull(row.value)]));
+    const list = await hydrateActors(
+      this.hydrator,
+      project,
+      rows.map((row) => row.actor_id),
+      page,
+    );
+    return { ...list, people: list.people.map((person) => ({ ...person, value_at_data_point: values.get(person.uuid) ?? null })) };
   }
 
   /**

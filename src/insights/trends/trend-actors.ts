@@ -1,10 +1,13 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
+import { CURRENT_PERSONS } from '../../storage/warehouse/replicas.js';
 import {
+  activeUsersAggregateStart,
   activeUsersWindow,
   nextBucket,
   parseDate,
   resolveDateRange,
+  toWarehouseTime,
   truncate,
   type ProjectClock,
 } from '../../query/date-range.js';
@@ -20,26 +23,31 @@ import { aggregateFunction } from './series-math.js';
 export interface DataPointRange {
   from: DateTime;
   to: DateTime;
+  /** False for the aggregate displays, whose one value covers the whole range. */
+  timeSeries: boolean;
 }
 
 /**
  * The window of a data point as the trend's persons URLs describe it: `date_from` is the bucket
  * start and `date_to` its end (`date_to` equal to `date_from`, or absent, means the one bucket).
- * Cumulative and aggregate displays give the whole range instead, which is taken as it is.
+ * Cumulative and aggregate displays give the whole range, which starts where the trend's does:
+ * rounded down to its interval.
  */
 export function dataPointRange(filter: InsightFilter, clock: ProjectClock): DataPointRange {
   const { dates } = filter;
-  if (dates.dateFrom === 'all' || filter.display === CUMULATIVE_DISPLAY || !isTimeSeries(filter)) return analysisWindow(dates, clock);
+  const timeSeries = isTimeSeries(filter);
+  if (dates.dateFrom === 'all') return { ...analysisWindow(dates, clock), timeSeries };
   const range = resolveDateRange(dates, clock);
+  if (filter.display === CUMULATIVE_DISPLAY || !timeSeries) return { from: range.roundedFrom, to: range.to, timeSeries };
   const bucket = truncate(range.from, dates.interval, clock.weekStartDay);
   const bucketEnd = nextBucket(bucket, dates.interval).minus({ milliseconds: 1 });
-  if (dates.dateTo === null || dates.dateTo === dates.dateFrom) return { from: range.from, to: bucketEnd };
+  if (dates.dateTo === null || dates.dateTo === dates.dateFrom) return { from: range.from, to: bucketEnd, timeSeries };
   if (dates.interval === 'hour') {
     // Hourly URLs end at the next bucket's start, which belongs to the next data point.
     const end = parseDate(dates.dateTo, clock.timezone, clock.now)!.at;
-    return { from: range.from, to: end.minus({ milliseconds: 1 }) };
+    return { from: range.from, to: end.minus({ milliseconds: 1 }), timeSeries };
   }
-  return { from: range.from, to: range.to };
+  return { from: range.from, to: range.to, timeSeries };
 }
 
 /** The event condition that picks one breakdown bucket, as the trend's breakdown value names it. */
@@ -85,26 +93,41 @@ export interface TrendActorsQuery {
 }
 
 /**
- * The persons behind one trend data point, most active first (`value` is the person's event
- * count, or the series' property math over the person's events).
+ * The events a data point counts. Weekly and monthly active users of a bucket count the events
+ * after the start of its rolling window and up to its end, as the trend's slots do; in an
+ * aggregate display, the last 7 (30) days of the range.
+ */
+async function dataPointScope(query: TrendActorsQuery): Promise<{ scope: SeriesScope; conditions: string[] }> {
+  const { series, range } = query;
+  const math = series.entity.math;
+  if (math.kind !== 'active') return { scope: await SeriesScope.create(series, range.from, range.to), conditions: [] };
+  if (!range.timeSeries) return { scope: await SeriesScope.create(series, activeUsersAggregateStart(range.to, math.windowDays), range.to), conditions: [] };
+  const window = activeUsersWindow(range.from, math.windowDays);
+  const scope = await SeriesScope.create(series, window.after, window.upTo);
+  return { scope, conditions: [`e.timestamp > ${scope.params.add(toWarehouseTime(window.after), "DateTime64(6, 'UTC')")}`] };
+}
+
+/**
+ * The persons behind one trend data point with their value at it (`value`: the person's event
+ * count, or the series' property math over the person's events), highest value first, then the
+ * person created last, then the highest id.
  */
 export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: string; params: Record<string, unknown> }> {
   const { series, breakdown } = query;
   const math = series.entity.math;
-  const window = math.kind === 'active' ? activeUsersWindow(query.range.from, math.windowDays) : null;
-  const scope = await SeriesScope.create(series, window?.after ?? query.range.from, window?.upTo ?? query.range.to);
-  const extra: string[] = [];
+  const { scope, conditions } = await dataPointScope(query);
   if (breakdown && query.breakdownValue !== null) {
     const condition = await breakdownCondition(query, breakdown, query.breakdownValue, scope);
-    if (condition) extra.push(`(${condition})`);
+    if (condition) conditions.push(`(${condition})`);
   }
   const value =
     math.kind === 'property'
       ? `${aggregateFunction(math.fn)}(toFloat64OrNull(${rawPropertyValue(scope.source.eventProperties, math.property, scope.params)}))`
       : 'count()';
-  const sql = `SELECT toString(actor) AS actor_id, actor_value
-FROM (SELECT ${scope.source.personId} AS actor, ${value} AS actor_value ${scope.fromWhere(extra)} GROUP BY actor)
-ORDER BY actor_value DESC, actor DESC
+  const sql = `SELECT toString(point.actor) AS actor_id, point.value AS value
+FROM (SELECT ${scope.source.personId} AS actor, ${value} AS value ${scope.fromWhere(conditions)} GROUP BY actor) AS point
+LEFT JOIN (SELECT id, person_id, created_at FROM (${CURRENT_PERSONS})) AS person ON person.id = point.actor
+ORDER BY point.value DESC, person.created_at DESC, person.person_id DESC
 ${limitClause(query.page, scope.params)}`;
   return { sql, params: scope.params.all };
 }
