@@ -3,20 +3,33 @@ import { after, before, describe, test } from 'node:test';
 import { actorQuery, peopleIds, sortedPeopleIds } from '../support/actors.js';
 import { sendBatch } from '../support/capture.js';
 import { PERSONS, personOf, startWithKeys } from '../support/persons.js';
-import { ERRORS, type TallyServer } from '../support/tally.js';
+import { ERRORS, type ApiResponse, type TallyServer } from '../support/tally.js';
 
 /**
  * `GET /persons/trends`: the persons behind one trend data point. Project 1 (UTC):
  *
- *   u1  $pageview 01-01 10:00 Chrome, 01-01 10:30 Chrome (email ann@example.com)
- *   u2  $pageview 01-01 12:00 Safari, 01-02 12:00 Safari
- *   u3  $pageview 01-02 09:00 (no browser); sign up 01-02 09:05
- *   u4  $pageview 01-03 08:00 Chrome, 08:10, 08:20 (three events in one hour)
- *   u5  $pageview 01-04 (the person is deleted afterwards)
+ *   u1  $pageview 01-01 10:00 Chrome amount 5, 01-01 10:30 Chrome amount 7 (email ann@example.com)
+ *   u2  $pageview 01-01 12:00 Safari amount 3, 01-02 12:00 Safari
+ *   u3  $pageview 01-02 09:00 (no browser) amount 10; sign up 01-02 09:05
+ *   u4  $pageview 01-03 08:00 Chrome amount 1, 08:10 amount 2, 08:20 amount 4 (three events in one hour)
+ *   u5  $pageview 01-04 (the person is deleted afterwards: its one event is counted, the person is missing)
  *   anon6 $pageview 01-05 10:00, identified as u6 at 10:05, u6 $pageview 11:00 (one person)
+ *
+ * Persons are listed by value_at_data_point (their events, or their property math), then the
+ * person created last first, then the highest id.
  */
 const TRENDS = `${PERSONS}/trends/`;
 const PAGEVIEWS = { events: [{ id: '$pageview', order: 0 }] };
+const PAGEVIEW = { entity_id: '$pageview', entity_type: 'events' };
+
+/** The value_at_data_point of every person of an answer, in answer order. */
+function values(response: ApiResponse): Array<number | null> {
+  return response.body.results[0].people.map((person: { value_at_data_point: number | null }) => person.value_at_data_point);
+}
+
+function sum(numbers: Array<number | null>): number {
+  return numbers.reduce<number>((total, value) => total + (value ?? 0), 0);
+}
 
 describe('persons analysis: trends actors', () => {
   let server: TallyServer;
@@ -31,15 +44,15 @@ describe('persons analysis: trends actors', () => {
       properties,
     });
     await sendBatch(server, [
-      pageview('u1', '2020-01-01T10:00:00Z', { $browser: 'Chrome', $set: { email: 'ann@example.com' } }),
-      pageview('u1', '2020-01-01T10:30:00Z', { $browser: 'Chrome' }),
-      pageview('u2', '2020-01-01T12:00:00Z', { $browser: 'Safari' }),
+      pageview('u1', '2020-01-01T10:00:00Z', { $browser: 'Chrome', amount: 5, $set: { email: 'ann@example.com' } }),
+      pageview('u1', '2020-01-01T10:30:00Z', { $browser: 'Chrome', amount: 7 }),
+      pageview('u2', '2020-01-01T12:00:00Z', { $browser: 'Safari', amount: 3 }),
       pageview('u2', '2020-01-02T12:00:00Z', { $browser: 'Safari' }),
-      pageview('u3', '2020-01-02T09:00:00Z'),
+      pageview('u3', '2020-01-02T09:00:00Z', { amount: 10 }),
       { event: 'sign up', distinct_id: 'u3', timestamp: '2020-01-02T09:05:00Z' },
-      pageview('u4', '2020-01-03T08:00:00Z', { $browser: 'Chrome' }),
-      pageview('u4', '2020-01-03T08:10:00Z', { $browser: 'Chrome' }),
-      pageview('u4', '2020-01-03T08:20:00Z', { $browser: 'Chrome' }),
+      pageview('u4', '2020-01-03T08:00:00Z', { $browser: 'Chrome', amount: 1 }),
+      pageview('u4', '2020-01-03T08:10:00Z', { $browser: 'Chrome', amount: 2 }),
+      pageview('u4', '2020-01-03T08:20:00Z', { $browser: 'Chrome', amount: 4 }),
       pageview('u5', '2020-01-04T08:00:00Z'),
       pageview('anon6', '2020-01-05T10:00:00Z'),
       { event: '$identify', distinct_id: 'u6', timestamp: '2020-01-05T10:05:00Z', properties: { $anon_distinct_id: 'anon6' } },
@@ -52,11 +65,12 @@ describe('persons analysis: trends actors', () => {
 
   const get = (params: Record<string, unknown>, key?: string | null) => server.get(`${TRENDS}?${actorQuery(params)}`, { key });
 
-  test('a day bucket: its persons, most events first, in the contract Person shape', async () => {
+  test('a day bucket: its persons, most events first, in the contract Person shape with value_at_data_point', async () => {
     const response = await get({ ...PAGEVIEWS, entity_id: '$pageview', entity_type: 'events', date_from: '2020-01-01', date_to: '2020-01-01' });
     assert.deepEqual(peopleIds(response), ['u1', 'u2']);
+    assert.deepEqual(values(response), [2, 1]);
     const [ann] = response.body.results[0].people;
-    assert.deepEqual(ann, await personOf(server, 'u1'));
+    assert.deepEqual(ann, { ...(await personOf(server, 'u1')), value_at_data_point: 2 });
     assert.equal(typeof ann.id, 'number');
     assert.equal(ann.name, 'ann@example.com');
     assert.match(ann.created_at, /^2020-01-01T10:00:00/);
@@ -72,10 +86,79 @@ describe('persons analysis: trends actors', () => {
     const [series] = trend.body.result;
     assert.deepEqual(series.data, [3, 2, 3]);
     assert.equal(series.persons_urls.length, 3);
-    const expected = [['u1', 'u2'], ['u2', 'u3'], ['u4']];
+    // Ties keep the person created last first: u3 (01-02) before u2 (01-01).
+    const expected = [['u1', 'u2'], ['u3', 'u2'], ['u4']];
+    const expectedValues = [[2, 1], [1, 1], [3]];
     for (const [index, point] of series.persons_urls.entries()) {
-      assert.deepEqual(sortedPeopleIds(await server.get(`/${point.url}`)), expected[index], point.url);
+      const response = await server.get(`/${point.url}`);
+      assert.deepEqual(peopleIds(response), expected[index], point.url);
+      assert.deepEqual(values(response), expectedValues[index], point.url);
     }
+  });
+
+  /** The trend's every data point (or aggregate value) against what its persons URL answers. */
+  async function assertPointsCount(params: Record<string, unknown>, measure: (response: ApiResponse) => number | null): Promise<number> {
+    const trend = await server.get(`/api/projects/1/insights/trend/?${actorQuery(params)}`);
+    assert.equal(trend.status, 200, trend.text);
+    let points = 0;
+    for (const item of trend.body.result) {
+      if (item.persons) {
+        assert.equal(measure(await server.get(`/${item.persons.url}`)), item.aggregated_value, `${item.label}: ${item.persons.url}`);
+        points++;
+        continue;
+      }
+      for (const [index, point] of item.persons_urls.entries()) {
+        assert.equal(measure(await server.get(`/${point.url}`)), item.data[index], `${item.label} ${item.days[index]}: ${point.url}`);
+        points++;
+      }
+    }
+    return points;
+  }
+
+  /** Events: each person's value is its event count; the deleted u5 is missing with its one event. */
+  const eventCount = (response: ApiResponse) => sum(values(response)) + response.body.missing_persons;
+  /** Unique persons, the deleted one included. */
+  const personCount = (response: ApiResponse) => peopleIds(response).length + response.body.missing_persons;
+
+  test('the persons of every data point count it exactly: total, dau, weekly active, by day, hour and week', async () => {
+    const range = { date_from: '2020-01-01', date_to: '2020-01-05' };
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range }, eventCount), 5);
+    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'dau' }], ...range }, personCount), 5);
+    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], ...range }, personCount), 5);
+    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'monthly_active' }], ...range }, personCount), 5);
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, date_from: '2019-12-29', date_to: '2020-01-11', interval: 'week' }, eventCount), 2);
+    assert.equal(
+      await assertPointsCount({ ...PAGEVIEWS, date_from: '2020-01-01T09:00:00Z', date_to: '2020-01-01T12:00:00Z', interval: 'hour' }, eventCount),
+      4,
+    );
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, display: 'ActionsLineGraphCumulative' }, eventCount), 5);
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, display: 'ActionsTable' }, eventCount), 1);
+    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'dau' }], ...range, display: 'BoldNumber' }, personCount), 1);
+    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], ...range, display: 'ActionsTable' }, personCount), 1);
+  });
+
+  test('property maths: each person has its own sum or maximum, and they make the data point', async () => {
+    const range = { date_from: '2020-01-01', date_to: '2020-01-03' };
+    const summed = { events: [{ id: '$pageview', order: 0, math: 'sum', math_property: 'amount' }], ...range };
+    assert.equal(await assertPointsCount(summed, (response) => sum(values(response))), 3);
+    const sums = await get({ ...summed, entity_id: '$pageview', entity_type: 'events', entity_math: 'sum', date_to: '2020-01-01' });
+    // Ordered by each one's sum: u1 12, u2 3.
+    assert.deepEqual(peopleIds(sums), ['u1', 'u2']);
+    assert.deepEqual(values(sums), [12, 3]);
+    const maximum = { events: [{ id: '$pageview', order: 0, math: 'max', math_property: 'amount' }], ...range };
+    assert.equal(await assertPointsCount(maximum, (response) => Math.max(...values(response).map((value) => value ?? -Infinity))), 3);
+    // u2 has no amount on 01-02: it is counted in the data point with no value, after u3.
+    const day2 = await get({ ...maximum, entity_id: '$pageview', entity_type: 'events', entity_math: 'max', date_from: '2020-01-02', date_to: '2020-01-02' });
+    assert.deepEqual(peopleIds(day2), ['u3', 'u2']);
+    assert.deepEqual(values(day2), [10, null]);
+  });
+
+  test('breakdowns: the persons of every breakdown value and day count it exactly', async () => {
+    const range = { date_from: '2020-01-01', date_to: '2020-01-03' };
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, breakdown: '$browser' }, eventCount), 9);
+    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'dau' }], ...range, breakdown: '$browser' }, personCount), 9);
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, breakdown: 'email', breakdown_type: 'person' }, eventCount), 6);
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, breakdown: '$browser', display: 'ActionsTable' }, eventCount), 3);
   });
 
   test('hour and week buckets', async () => {
@@ -84,10 +167,10 @@ describe('persons analysis: trends actors', () => {
     assert.deepEqual(peopleIds(await get({ ...hourly, date_from: '2020-01-01T11:00:00Z', date_to: '2020-01-01T12:00:00Z' })), []);
     assert.deepEqual(peopleIds(await get({ ...hourly, date_from: '2020-01-01T12:00:00Z', date_to: '2020-01-01T12:00:00Z' })), ['u2']);
     const weekly = { ...PAGEVIEWS, entity_id: '$pageview', entity_type: 'events', interval: 'week', date_from: '2019-12-29', date_to: '2020-01-04' };
-    const week = peopleIds(await get(weekly));
-    assert.equal(week[0], 'u4');
-    assert.equal(week[3], 'u3');
-    assert.deepEqual([...week].sort(), ['u1', 'u2', 'u3', 'u4']);
+    // u1 and u2 have two events each: u2, created after u1, comes first.
+    const week = await get(weekly);
+    assert.deepEqual(peopleIds(week), ['u4', 'u2', 'u1', 'u3']);
+    assert.deepEqual(values(week), [3, 2, 2, 1]);
   });
 
   test('weekly active users: the persons active in the 7 days up to the data point', async () => {
@@ -137,11 +220,10 @@ describe('persons analysis: trends actors', () => {
     const next = new URL(first.body.next);
     assert.equal(next.searchParams.get('offset'), '2');
     const second = await server.get(next.pathname + next.search);
-    // u4 has 3 events, u1 and u2 2 each, u3 1.
-    const seen = [...peopleIds(first), ...peopleIds(second)];
-    assert.equal(seen[0], 'u4');
-    assert.equal(seen[3], 'u3');
-    assert.deepEqual([...seen].sort(), ['u1', 'u2', 'u3', 'u4']);
+    // u4 has 3 events, u2 and u1 2 each (u2 was created after u1), u3 1.
+    assert.deepEqual(peopleIds(first), ['u4', 'u2']);
+    assert.deepEqual(peopleIds(second), ['u1', 'u3']);
+    assert.deepEqual([...values(first), ...values(second)], [3, 2, 2, 1]);
     const following = new URL(second.body.next);
     const last = await server.get(following.pathname + following.search);
     assert.deepEqual(peopleIds(last), []);
@@ -161,14 +243,19 @@ describe('persons analysis: trends actors', () => {
 
   test('bad input is a 400 naming the field; the path without a slash works', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
+      [{ date_from: '2020-01-03' }, 'entity_id'],
+      [{ ...PAGEVIEWS, date_from: '2020-01-03' }, 'entity_id'],
       [{ entity_type: 'actions' }, 'entity_id'],
       [{ entity_type: 'groups', entity_id: 'x' }, 'entity_type'],
-      [{ entity_id: '$pageview', date_from: 'not a date' }, 'date_from'],
-      [{ entity_id: '$pageview', interval: 'fortnight' }, 'interval'],
-      [{ entity_id: '$pageview', properties: '{broken' }, 'properties'],
-      [{ entity_id: '$pageview', events: '[{' }, 'events'],
-      [{ entity_id: '$pageview', limit: 'ten' }, 'limit'],
-      [{ entity_id: '$pageview', breakdown: 'x', breakdown_type: 'cohort', breakdown_value: 'abc' }, 'breakdown'],
+      [{ ...PAGEVIEWS, entity_id: 'sign up' }, 'entity_type'],
+      [{ ...PAGEVIEWS, entity_order: 'first' }, 'entity_order'],
+      [{ ...PAGEVIEWS, entity_order: 3 }, 'entity_order'],
+      [{ ...PAGEVIEW, date_from: 'not a date' }, 'date_from'],
+      [{ ...PAGEVIEW, interval: 'fortnight' }, 'interval'],
+      [{ ...PAGEVIEW, properties: '{broken' }, 'properties'],
+      [{ ...PAGEVIEW, events: '[{' }, 'events'],
+      [{ ...PAGEVIEW, limit: 'ten' }, 'limit'],
+      [{ ...PAGEVIEW, breakdown: 'x', breakdown_type: 'cohort', breakdown_value: 'abc' }, 'breakdown'],
     ];
     for (const [params, attr] of cases) {
       const response = await get(params);
@@ -176,14 +263,26 @@ describe('persons analysis: trends actors', () => {
       assert.equal(response.body.attr, attr, JSON.stringify(params));
       assert.equal(response.body.type, 'validation_error');
     }
-    const unknownCohort = await get({ entity_id: '$pageview', breakdown: [999], breakdown_type: 'cohort', breakdown_value: '999' });
+    const missing = await get({ date_from: '2020-01-03' });
+    assert.deepEqual(missing.body, {
+      type: 'validation_error',
+      code: 'required',
+      detail: 'An entity id and the entity type must be provided to determine an entity',
+      attr: 'entity_id',
+    });
+    const unknownCohort = await get({ ...PAGEVIEW, breakdown: [999], breakdown_type: 'cohort', breakdown_value: '999' });
     assert.equal(unknownCohort.status, 400, unknownCohort.text);
-    const noSlash = await server.get(`${PERSONS}/trends?${actorQuery({ entity_id: '$pageview', date_from: '2020-01-03', date_to: '2020-01-03' })}`);
+    const noSlash = await server.get(`${PERSONS}/trends?${actorQuery({ ...PAGEVIEW, date_from: '2020-01-03', date_to: '2020-01-03' })}`);
     assert.deepEqual(peopleIds(noSlash), ['u4']);
+    // An id alone names one of the event series; the order alone, a series by its order.
+    assert.deepEqual(peopleIds(await get({ ...PAGEVIEWS, entity_id: '$pageview', date_from: '2020-01-03', date_to: '2020-01-03' })), ['u4']);
+    assert.deepEqual(peopleIds(await get({ ...PAGEVIEWS, entity_order: 0, date_from: '2020-01-03', date_to: '2020-01-03' })), ['u4']);
+    const environments = await server.get(`/api/environments/1/persons/trends/?${actorQuery({ ...PAGEVIEW, date_from: '2020-01-03', date_to: '2020-01-03' })}`);
+    assert.deepEqual(peopleIds(environments), ['u4']);
   });
 
   test('scope: person:read is needed; insight:read alone is refused', async () => {
-    const params = { entity_id: '$pageview', date_from: '2020-01-03', date_to: '2020-01-03' };
+    const params = { ...PAGEVIEW, date_from: '2020-01-03', date_to: '2020-01-03' };
     const refused = await get(params, keys.insightOnly);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, ERRORS.missingScope('person:read'));
