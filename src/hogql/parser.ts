@@ -1237,7 +1237,22 @@ export function parseExpr(text: string): Expr {
  * whatever follows a complete item (`timestamp sideways` is `timestamp ASC`).
  */
 export function parseOrderExpr(text: string): OrderExpr {
-  return guarded(text, (parser) => parser.parseOrderExpr());
+  const tokens = tokenize(text);
+  try {
+    return new Parser(tokens, text).parseOrderExpr();
+  } catch (error) {
+    if (!(error instanceof HogQLSyntaxError)) throw error;
+    // An incomplete tail (`timestamp +`) is dropped: the longest complete item before it counts.
+    for (let end = tokens.findIndex((token) => token.start >= (error.start ?? 0)); end > 0; end--) {
+      const head = [...tokens.slice(0, end), { ...tokens[tokens.length - 1]!, start: tokens[end]!.start, end: tokens[end]!.start }];
+      try {
+        return new Parser(head, text).parseOrderExpr();
+      } catch {
+        if (tokens.length - end > 2) break;
+      }
+    }
+    throw error;
+  }
 }
 
 export type { Field };
