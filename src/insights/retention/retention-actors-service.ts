@@ -2,17 +2,19 @@ import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { ApiPerson } from '../../persons/person-serializer.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
+import { combineAnd } from '../../query/property-filter-model.js';
 import { readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
+import { projectClock } from '../actors/analysis-inputs.js';
 import { type RawInput } from '../filter-model.js';
-import { combineAnd } from '../../query/property-filter-model.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { retentionActorsSql } from './retention-actors.js';
-import { parseRetentionFilter, selectedInterval } from './retention-filter.js';
+import { parseRetentionFilter, parseRetentionSelection } from './retention-filter.js';
+import type { RetentionRunner } from './retention-runner.js';
+import type { GroupActor, GroupActorRepository } from './group-actor-repository.js';
 
 export interface RetentionActor {
-  person: ApiPerson;
+  /** The person, or the group when the table counts groups (PostHog puts either under `person`). */
+  person: ApiPerson | GroupActor;
   appearances: number[];
 }
 
@@ -23,36 +25,34 @@ export interface RetentionActorList {
   missingPersons: number;
 }
 
-/** `GET /persons/retention`: the members of one cohort row, with the periods they came back in. */
+/**
+ * `GET /persons/retention`: the members of one row of the retention table (a cohort, or a
+ * breakdown value), with the intervals they counted in, read from the runner's per-actor rows.
+ */
 export class RetentionActorsService {
   constructor(
     private readonly warehouse: Warehouse,
     private readonly hydrator: PersonHydrator,
-    private readonly resolvers: InsightResolvers,
+    private readonly runner: RetentionRunner,
+    private readonly groups: GroupActorRepository,
   ) {}
 
   async actors(project: Project, input: RawInput): Promise<RetentionActorList> {
-    const clock = projectClock(project);
-    const filter = parseRetentionFilter(input, clock);
-    const selected = selectedInterval(input, filter.totalIntervals);
+    const filter = parseRetentionFilter(input, projectClock(project));
+    const selection = parseRetentionSelection(input, filter);
     const page = readActorPage(input);
-    const { sql, params } = await retentionActorsSql({
-      teamId: project.id,
-      timezone: project.timezone,
-      weekStartDay: clock.weekStartDay,
-      filter,
-      properties: withSearch(combineAnd(filter.properties, testAccountFilters(project, filter)), input),
-      selected,
-      page,
-      resolvers: this.resolvers,
-    });
-    const rows = await this.warehouse.query<{ actor_id: string; appearances: Array<number | string> }>(sql, params);
-    const persons = await this.hydrator.byUuids(project, rows.map((row) => row.actor_id));
+    const rows = await this.runner.actorRows({ project, filter, extraProperties: withSearch(combineAnd(), input) });
+    const { sql, params } = retentionActorsSql(rows, selection, page, filter.aggregationGroupTypeIndex !== null);
+    const found = await this.warehouse.query<{ actor_id: string; appearances: Array<number | string> }>(sql, params);
+    const ids = found.map((row) => row.actor_id);
+    const groupType = filter.aggregationGroupTypeIndex;
+    const actors: Map<string, ApiPerson | GroupActor> =
+      groupType === null ? await this.hydrator.byUuids(project, ids) : await this.groups.byKeys(project.id, groupType, ids);
     const result: RetentionActor[] = [];
-    for (const row of rows) {
-      const person = persons.get(row.actor_id);
-      if (person) result.push({ person, appearances: row.appearances.map(Number) });
+    for (const row of found) {
+      const actor = actors.get(row.actor_id);
+      if (actor) result.push({ person: actor, appearances: row.appearances.map(Number) });
     }
-    return { result, page, rawCount: rows.length, missingPersons: rows.length - result.length };
+    return { result, page, rawCount: found.length, missingPersons: found.length - result.length };
   }
 }
