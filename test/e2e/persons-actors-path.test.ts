@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { actorQuery, sortedPeopleIds } from '../support/actors.js';
+import { actorQuery, peopleIds } from '../support/actors.js';
 import { sendBatch } from '../support/capture.js';
 import { PERSONS, startWithKeys } from '../support/persons.js';
 import { ERRORS, type TallyServer } from '../support/tally.js';
@@ -11,6 +11,9 @@ import { ERRORS, type TallyServer } from '../support/tally.js';
  *   p2  10:00 /, 10:05 /about, 10:10 /                                        → [/, /about, /]
  *   p3  10:00 /pricing, 11:00 / (an hour later: a new session)                 → [/pricing] and [/]
  *   p4  10:00 custom event `clicked`, 10:01 /pricing                          → [clicked, /pricing]
+ *
+ * Persons are listed newest first (created_at desc, then id desc); each was created by its first
+ * event, and p1 … p4 all at 10:00, so the later created comes first: p4, p3, p2, p1 (then q2, q1).
  *
  * Funnel paths (2021-06-10, funnel `signup` → `purchase`, pageviews only):
  *   q1  10:00 /home, 10:01 signup, 10:02 /welcome, 10:03 purchase, 10:04 /thanks
@@ -66,9 +69,9 @@ describe('persons analysis: path actors', () => {
 
   test('edges from a node, into a node, one exact edge, and drop-offs at a node', async () => {
     const expected: Array<[Record<string, unknown>, string[]]> = [
-      [{}, ['p1', 'p2', 'p3', 'p4']],
-      [{ path_start_key: '1_/' }, ['p1', 'p2']],
-      [{ path_end_key: '2_/pricing' }, ['p1', 'p4']],
+      [{}, ['p4', 'p3', 'p2', 'p1']],
+      [{ path_start_key: '1_/' }, ['p2', 'p1']],
+      [{ path_end_key: '2_/pricing' }, ['p4', 'p1']],
       [{ path_start_key: '1_/', path_end_key: '2_/pricing' }, ['p1']],
       [{ path_start_key: '1_/', path_end_key: '3_/pricing' }, []],
       [{ path_start_key: '2_/about', path_end_key: '3_/' }, ['p2']],
@@ -77,24 +80,24 @@ describe('persons analysis: path actors', () => {
       [{ path_dropoff_key: '3_/' }, ['p2']],
       [{ path_dropoff_key: '3_/signup', path_start_key: '1_/' }, ['p1']],
     ];
-    for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get(params)), people, JSON.stringify(params));
+    for (const [params, people] of expected) assert.deepEqual(peopleIds(await get(params)), people, JSON.stringify(params));
   });
 
   test('event types, start and end points, step limit, exclusions and groupings shape the paths', async () => {
     const expected: Array<[Record<string, unknown>, string[]]> = [
-      [{ include_event_types: ['$pageview'], path_dropoff_key: '1_/pricing' }, ['p3', 'p4']],
+      [{ include_event_types: ['$pageview'], path_dropoff_key: '1_/pricing' }, ['p4', 'p3']],
       [{ include_event_types: ['custom_event'], path_dropoff_key: '1_clicked' }, ['p4']],
       [{ path_type: '$pageview', path_end_key: '2_/pricing' }, ['p1']],
-      [{ start_point: '/pricing', path_dropoff_key: '1_/pricing' }, ['p3', 'p4']],
+      [{ start_point: '/pricing', path_dropoff_key: '1_/pricing' }, ['p4', 'p3']],
       [{ start_point: '/pricing', path_start_key: '1_/pricing' }, ['p1']],
-      [{ end_point: '/', path_dropoff_key: '1_/' }, ['p1', 'p2', 'p3']],
+      [{ end_point: '/', path_dropoff_key: '1_/' }, ['p3', 'p2', 'p1']],
       [{ start_point: '/', end_point: '/signup', path_dropoff_key: '3_/signup' }, ['p1']],
-      [{ step_limit: 2, path_dropoff_key: '2_/pricing' }, ['p1', 'p4']],
-      [{ exclude_events: ['/about'], path_dropoff_key: '1_/' }, ['p2', 'p3']],
-      [{ path_groupings: ['/pri*'], path_end_key: '2_/pri*' }, ['p1', 'p4']],
-      [{ local_path_cleaning_filters: [{ regex: '^/(pricing|about)$', alias: '/page' }], path_end_key: '2_/page' }, ['p1', 'p2', 'p4']],
+      [{ step_limit: 2, path_dropoff_key: '2_/pricing' }, ['p4', 'p1']],
+      [{ exclude_events: ['/about'], path_dropoff_key: '1_/' }, ['p3', 'p2']],
+      [{ path_groupings: ['/pri*'], path_end_key: '2_/pri*' }, ['p4', 'p1']],
+      [{ local_path_cleaning_filters: [{ regex: '^/(pricing|about)$', alias: '/page' }], path_end_key: '2_/page' }, ['p4', 'p2', 'p1']],
     ];
-    for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get(params)), people, JSON.stringify(params));
+    for (const [params, people] of expected) assert.deepEqual(peopleIds(await get(params)), people, JSON.stringify(params));
   });
 
   test('funnel paths: paths of a funnel step\'s persons after, before or between their steps', async () => {
@@ -109,7 +112,7 @@ describe('persons analysis: path actors', () => {
       funnel_step: step,
     });
     const expected: Array<[Record<string, unknown>, string[]]> = [
-      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1) }, ['q1', 'q2']],
+      [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1) }, ['q2', 'q1']],
       [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1), path_end_key: '2_/thanks' }, ['q1']],
       [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(1), path_dropoff_key: '1_/help' }, ['q2']],
       [{ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(-2) }, ['q2']],
@@ -117,9 +120,9 @@ describe('persons analysis: path actors', () => {
       [{ funnel_paths: 'funnel_path_between_steps', funnel_filter: funnel(2), path_dropoff_key: '1_/welcome' }, ['q1']],
       [{ path_dropoff_key: '3_/thanks' }, ['q1']],
     ];
-    for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get({ ...june10, ...params })), people, JSON.stringify(params));
+    for (const [params, people] of expected) assert.deepEqual(peopleIds(await get({ ...june10, ...params })), people, JSON.stringify(params));
     const posted = await server.post(PATH, { ...june10, funnel_paths: 'funnel_path_after_step', funnel_filter: funnel(2), path_dropoff_key: '1_/thanks' });
-    assert.deepEqual(sortedPeopleIds(posted), ['q1']);
+    assert.deepEqual(peopleIds(posted), ['q1']);
     for (const [params, attr] of [
       [{ funnel_paths: 'sideways', funnel_filter: funnel(1) }, 'funnel_paths'],
       [{ funnel_paths: 'funnel_path_after_step' }, 'funnel_filter'],
@@ -135,13 +138,13 @@ describe('persons analysis: path actors', () => {
   });
 
   test('POST takes the filter as a JSON body; paging by limit and offset', async () => {
-    assert.deepEqual(sortedPeopleIds(await server.post(PATH, { ...RANGE, path_start_key: '1_/', path_end_key: '2_/about' })), ['p2']);
+    assert.deepEqual(peopleIds(await server.post(PATH, { ...RANGE, path_start_key: '1_/', path_end_key: '2_/about' })), ['p2']);
     const first = await get({ limit: 3 });
     const next = new URL(first.body.next);
     assert.equal(next.searchParams.get('offset'), '3');
     const second = await server.get(next.pathname + next.search);
     assert.equal(second.body.next, null);
-    assert.deepEqual([...sortedPeopleIds(first), ...sortedPeopleIds(second)].sort(), ['p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual([...peopleIds(first), ...peopleIds(second)], ['p4', 'p3', 'p2', 'p1']);
   });
 
   test('bad input is a 400 naming the field; the scope is person:read', async () => {

@@ -2,7 +2,7 @@ import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { DateRangeInput } from '../../query/date-range.js';
-import type { RawInput } from '../filter-model.js';
+import { isTruthyFlag, type RawInput } from '../filter-model.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { isUsableRegex } from '../../query/property-filters.js';
 
@@ -15,16 +15,31 @@ export interface PathNode {
   item: string;
 }
 
+/** A path cleaning rule: every match of `regex` in a path item becomes `alias`. */
+export interface PathCleaningRule {
+  regex: string;
+  alias: string;
+}
+
 /** A legacy paths filter (insights.md §6.1) and the node selectors of the actors endpoint. */
 export interface PathFilter {
-  /** Empty: every event is a path item. */
+  /** Empty (and no custom events): every event is a path item. */
   eventTypes: PathEventType[];
+  /** Custom events by name (`include_custom_events`), beside the event types. */
+  customEvents: string[];
   startPoint: string | null;
   endPoint: string | null;
   stepLimit: number;
+  /** Most edges answered; null answers every edge (the default when both points are set). */
+  edgeLimit: number | null;
+  minEdgeWeight: number | null;
+  maxEdgeWeight: number | null;
   excludeEvents: string[];
   groupings: string[];
-  cleaning: Array<{ regex: string; alias: string }>;
+  /** Local cleaning rules (`local_path_cleaning_filters`), applied in order after the project's. */
+  cleaning: PathCleaningRule[];
+  /** `path_replacements`: apply the project's path cleaning rules first. */
+  pathReplacements: boolean;
   properties: PropertyGroup;
   filterTestAccounts: boolean;
   dates: DateRangeInput;
@@ -45,6 +60,7 @@ export interface FunnelPaths {
 }
 
 const MAX_STEP_LIMIT = 100;
+const DEFAULT_EDGE_LIMIT = 50;
 
 function jsonList(value: unknown, attr: string): unknown[] {
   if (value === undefined || value === null || value === '') return [];
@@ -92,7 +108,31 @@ function stepLimit(value: unknown): number {
   return Number(text);
 }
 
-function cleaningRules(value: unknown): Array<{ regex: string; alias: string }> {
+/** A positive integer parameter, or null when absent. */
+function optionalCount(value: unknown, attr: string): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const text = textOf(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ValidationError(attr, `${attr} must be a positive integer.`);
+  return Number(text);
+}
+
+/** `edge_limit`, 50 by default, and no limit by default when both a start and an end point are set (insights.md §6.1). */
+function edgeLimit(input: RawInput): number | null {
+  const limit = optionalCount(input.edge_limit, 'edge_limit');
+  if (limit !== null) return limit;
+  return optionalText(input.start_point) !== null && optionalText(input.end_point) !== null ? null : DEFAULT_EDGE_LIMIT;
+}
+
+function edgeWeights(input: RawInput): { minEdgeWeight: number | null; maxEdgeWeight: number | null } {
+  const minEdgeWeight = optionalCount(input.min_edge_weight, 'min_edge_weight');
+  const maxEdgeWeight = optionalCount(input.max_edge_weight, 'max_edge_weight');
+  if (minEdgeWeight !== null && maxEdgeWeight !== null && maxEdgeWeight < minEdgeWeight) {
+    throw new ValidationError('max_edge_weight', "Max edge weight can't be lower than min edge weight.");
+  }
+  return { minEdgeWeight, maxEdgeWeight };
+}
+
+function cleaningRules(value: unknown): PathCleaningRule[] {
   return jsonList(value, 'local_path_cleaning_filters').map((rule) => {
     const { regex, alias } = (rule ?? {}) as { regex?: unknown; alias?: unknown };
     if (typeof regex !== 'string' || !isUsableRegex(regex) || (alias !== undefined && typeof alias !== 'string')) {
@@ -113,14 +153,23 @@ function pathNode(value: unknown, attr: string): PathNode | null {
 
 export function parsePathFilter(input: RawInput): PathFilter {
   const filter = parseAnalysisFilter(input);
+  const types = eventTypes(input);
+  const customEvents = stringList(input.include_custom_events, 'include_custom_events');
+  if (types.includes('custom_event') && customEvents.length > 0) {
+    throw new ValidationError('include_custom_events', 'Cannot include all custom events and specific custom events in the same query.');
+  }
   return {
-    eventTypes: eventTypes(input),
+    eventTypes: types,
+    customEvents,
     startPoint: optionalText(input.start_point),
     endPoint: optionalText(input.end_point),
     stepLimit: stepLimit(input.step_limit),
+    edgeLimit: edgeLimit(input),
+    ...edgeWeights(input),
     excludeEvents: stringList(input.exclude_events, 'exclude_events'),
     groupings: stringList(input.path_groupings, 'path_groupings'),
     cleaning: cleaningRules(input.local_path_cleaning_filters),
+    pathReplacements: isTruthyFlag(input.path_replacements),
     properties: filter.properties,
     filterTestAccounts: filter.filterTestAccounts,
     dates: filter.dates,
