@@ -179,7 +179,8 @@ export function tableSql(table: TableName, joins: ReadonlySet<LazyJoinName>): st
         '__events.person_created_at AS person_created_at',
         ...lazy.flatMap((item) => item.columns),
       ];
-      return `(SELECT ${selected.join(', ')} FROM events AS __events ${lazy.map((item) => item.join).join(' ')} WHERE __events.team_id = {team_id:Int64})`;
+      const joinsSql = lazy.map((item) => ` ${item.join}`).join('');
+      return `(SELECT ${selected.join(', ')} FROM events AS __events${joinsSql} WHERE __events.team_id = {team_id:Int64})`;
     }
     case 'persons':
       return `(SELECT id, created_at, team_id, properties, is_identified FROM persons FINAL WHERE team_id = {team_id:Int64} AND is_deleted = 0)`;
@@ -188,7 +189,7 @@ export function tableSql(table: TableName, joins: ReadonlySet<LazyJoinName>): st
       const selected = ['__pdis.team_id AS team_id', '__pdis.distinct_id AS distinct_id', '__pdis.person_id AS person_id', ...lazy.flatMap((item) => item.columns)];
       return (
         `(SELECT ${selected.join(', ')} FROM (SELECT team_id, distinct_id, person_id FROM person_distinct_ids FINAL ` +
-        `WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS __pdis ${lazy.map((item) => item.join).join(' ')})`
+        `WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS __pdis${lazy.map((item) => ` ${item.join}`).join('')})`
       );
     }
     case 'groups':

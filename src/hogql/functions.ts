@@ -167,6 +167,6 @@ export function unsupportedFunctionMessage(name: string): string {
       }
     }
   }
-  const suggestion = best !== null && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? ` Perhaps you meant '${best}(...)'?` : '';
+  const suggestion = best !== null && bestDistance <= Math.max(name.length >= 5 ? 2 : 1, Math.floor(name.length / 4)) ? ` Perhaps you meant '${best}(...)'?` : '';
   return `Unsupported function call '${name}(...)'${suggestion}`;
 }

@@ -89,10 +89,13 @@ class Printer {
   private cteExpansions = 0;
   private readonly expanding: string[] = [];
   private readonly nullable = new WeakMap<Expr, boolean>();
-  private readonly timezone: string;
+  private timezoneParameter: string | null = null;
 
-  constructor(private readonly options: PrintOptions) {
-    this.timezone = options.params.add(options.timezone, 'String');
+  constructor(private readonly options: PrintOptions) {}
+
+  private get timezone(): string {
+    this.timezoneParameter ??= this.options.params.add(this.options.timezone, 'String');
+    return this.timezoneParameter;
   }
 
   private bind(value: ConstantValue): string {
@@ -527,13 +530,17 @@ class Printer {
       return op === 'in' ? `ifNull((${left} IN ${right}), 0)` : `ifNull((${left} NOT IN ${right}), 1)`;
     }
     const right = this.print(expr.right, scope);
-    const nullable = this.isNullable(expr.left) || this.isNullable(expr.right);
+    const leftNullable = this.isNullable(expr.left);
+    const rightNullable = this.isNullable(expr.right);
+    const nullable = leftNullable || rightNullable;
     const strict = (call: string, whenNull: string) => (nullable ? `ifNull(${call}, ${whenNull})` : call);
+    // Only when both sides can be NULL does NULL = NULL need its own test.
+    const bothNullable = leftNullable && rightNullable;
     switch (op) {
       case '==':
-        return strict(`equals(${left}, ${right})`, `and(isNull(${left}), isNull(${right}))`);
+        return strict(`equals(${left}, ${right})`, bothNullable ? `and(isNull(${left}), isNull(${right}))` : '0');
       case '!=':
-        return strict(`notEquals(${left}, ${right})`, `or(isNotNull(${left}), isNotNull(${right}))`);
+        return strict(`notEquals(${left}, ${right})`, bothNullable ? `or(isNotNull(${left}), isNotNull(${right}))` : '1');
       case '<':
         return strict(`less(${left}, ${right})`, '0');
       case '<=':
