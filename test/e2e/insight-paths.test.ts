@@ -296,6 +296,7 @@ describe('insights: paths', () => {
     server.personalApiKey = server.createKey('*');
     keys.personOnly = server.createKey('person:read');
     keys.insightOnly = server.createKey('insight:read');
+    keys.urlsOnly = server.createKey('insight:read', [projects.urls!]);
     ({ otherProjectId } = await addSecondOrganization(server, 'Elsewhere'));
     await server.start();
     for (const [name, batch] of Object.entries(DATASETS)) {
@@ -672,10 +673,12 @@ describe('insights: paths', () => {
     }
   });
 
-  test('scope insight:read; other organizations are refused', async () => {
+  test('scope insight:read; keys of other projects and other organizations are refused', async () => {
     const path = `${url('personDropoffs')}?${actorQuery(MAY_WEEK)}`;
     assert.equal((await server.get(path, { key: keys.insightOnly })).status, 200);
     assert.deepEqual((await server.get(path, { key: keys.personOnly })).body, ERRORS.missingScope('insight:read'));
+    assert.equal((await server.get(path, { key: keys.urlsOnly })).status, 403);
+    assert.equal((await server.get(url('urls'), { key: keys.urlsOnly })).status, 200);
     assert.equal((await server.get(`/api/projects/${otherProjectId}/insights/path/`)).status, 403);
     assert.deepEqual((await server.get('/api/projects/999999/insights/path/')).body, ERRORS.notFound);
   });
