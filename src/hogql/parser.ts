@@ -24,9 +24,9 @@ import { HogQLSyntaxError } from './errors.js';
 import { tokenize, type Token } from './lexer.js';
 
 /**
- * Tally's HogQL parser: recursive descent over the tokens, with one function per precedence
- * level of expressions. Each token is looked at a bounded number of times, so parsing is linear
- * in the text; recursion is bounded by the bracket limit of the lexer and the depth limit here.
+ * Tally's HogQL parser: recursive descent over the tokens for statements, precedence climbing
+ * for expressions. Each token is looked at a bounded number of times, so parsing is linear in
+ * the text; recursion is bounded by the bracket limit of the lexer and the depth limit here.
  * The precedence (lowest first) is PostHog's parser's: alias, `? :`, OR, AND, NOT, BETWEEN, `??`,
  * IS NULL, comparisons, `+ - ||`, `* / %`, unary minus, postfix (`()`, `[]`, `.`, `?.`, `::`).
  */
@@ -48,6 +48,7 @@ const KEYWORDS = new Set(
 
 /** Keywords that may still be a bare alias. */
 const ALIAS_KEYWORDS = new Set(['DATE', 'FIRST', 'ID', 'KEY']);
+const COLUMN_ALIAS_KEYWORDS = new Set(['DATE', 'FIRST', 'ID']);
 
 /** Words that end an expression where a column name could otherwise be read. */
 const CLAUSE_WORDS = new Set([
@@ -66,6 +67,21 @@ const INTERVAL_UNITS: Record<string, string> = {
   YEAR: 'Year',
   YYYY: 'Year',
 };
+
+/** Binding strength of the operators (higher binds tighter), as PostHog's grammar orders them. */
+const PRECEDENCE = {
+  TERNARY: 1,
+  OR: 2,
+  AND: 3,
+  NOT: 4,
+  BETWEEN: 5,
+  NULLISH: 6,
+  IS_NULL: 7,
+  COMPARE: 8,
+  ADD: 9,
+  MUL: 10,
+  NEGATE: 11,
+} as const;
 
 /** Aliases PostHog refuses: they would shadow what the printer relies on. */
 const RESERVED_ALIASES = new Set(['team_id', 'true', 'false', 'null']);
@@ -190,9 +206,8 @@ class Parser {
       let operator: SetOperator | null = null;
       if (this.isWord('UNION')) {
         this.advance();
-        if (this.acceptWord('ALL')) operator = 'UNION ALL';
-        else if (this.acceptWord('DISTINCT')) operator = 'UNION DISTINCT';
-        else this.fail('ALL or DISTINCT');
+        // A bare UNION is UNION DISTINCT, as in PostHog's grammar.
+        operator = this.acceptWord('ALL') ? 'UNION ALL' : (this.acceptWord('DISTINCT'), 'UNION DISTINCT');
       } else if (this.isWord('INTERSECT')) {
         this.advance();
         operator = this.acceptWord('DISTINCT') ? 'INTERSECT DISTINCT' : 'INTERSECT';
@@ -230,7 +245,7 @@ class Parser {
     query.ctes = ctes;
     if (this.acceptWord('DISTINCT')) query.distinct = true;
     if (this.isWord('TOP')) throw new HogQLSyntaxError('Unsupported: SELECT TOP', this.current.start, this.current.end);
-    query.select = this.parseExprList();
+    query.select = this.parseSelectColumns();
     if (this.acceptWord('FROM')) query.selectFrom = this.parseJoinExpr();
     if (this.isWord('ARRAY') || ((this.isWord('LEFT') || this.isWord('INNER')) && this.isWord('ARRAY', this.peek()))) {
       this.parseArrayJoin(query);
@@ -284,7 +299,7 @@ class Parser {
           continue;
         }
       }
-      const expr = this.parseTernary();
+      const expr = this.parseBinary(0);
       this.expectWord('AS');
       const name = this.identifier();
       ctes.push({ kind: 'CTE', name, expr, cteType: 'column', start, end: this.tokens[this.position - 1]!.end });
@@ -601,11 +616,28 @@ class Parser {
     return list;
   }
 
+  /** The columns of a SELECT: expressions, each with at most one alias without AS (`count() c`). */
+  private parseSelectColumns(): Expr[] {
+    const columns: Expr[] = [];
+    do {
+      const start = this.current.start;
+      let expr = this.parseExpr();
+      const token = this.current;
+      const bare = token.type === 'quotedIdentifier' || (token.type === 'identifier' && (!KEYWORDS.has(token.upper) || COLUMN_ALIAS_KEYWORDS.has(token.upper)));
+      if (bare) {
+        this.advance();
+        expr = { kind: 'Alias', expr, alias: this.checkedAlias(token.value), start, end: token.end } satisfies Alias;
+      }
+      columns.push(expr);
+    } while (this.acceptPunct(','));
+    return columns;
+  }
+
   /** An expression with an optional alias: `count() AS c`, `x AS 'label'`. */
   parseExpr(): Expr {
     this.enter();
     const start = this.current.start;
-    let expr = this.parseTernary();
+    let expr = this.parseBinary(0);
     while (this.isWord('AS')) {
       const next = this.peek();
       if (next.type !== 'identifier' && next.type !== 'quotedIdentifier' && next.type !== 'string') break;
@@ -623,86 +655,82 @@ class Parser {
     return expr;
   }
 
-  private parseTernary(): Expr {
-    const start = this.current.start;
-    const condition = this.parseOr();
-    if (!this.isPunct('?')) return condition;
-    this.advance();
+  /** Parses operators binding at least as tightly as `min`, one loop for every level (precedence climbing). */
+  private parseBinary(min: number): Expr {
     this.enter();
-    const then = this.parseTernary();
-    this.expectPunct(':');
-    const otherwise = this.parseTernary();
-    this.leave();
-    return this.located({ kind: 'Call', name: 'if', args: [condition, then, otherwise], params: null, distinct: false }, start);
-  }
-
-  private parseOr(): Expr {
     const start = this.current.start;
-    const first = this.parseAnd();
-    if (!this.isWord('OR')) return first;
-    const exprs = [first];
-    while (this.acceptWord('OR')) exprs.push(this.parseAnd());
-    return this.located({ kind: 'Or', exprs }, start);
-  }
-
-  private parseAnd(): Expr {
-    const start = this.current.start;
-    const first = this.parseNot();
-    if (!this.isWord('AND')) return first;
-    const exprs = [first];
-    while (this.acceptWord('AND')) exprs.push(this.parseNot());
-    return this.located({ kind: 'And', exprs }, start);
-  }
-
-  private parseNot(): Expr {
-    if (this.isWord('NOT') && !this.isPunct('(', this.peek()) && !this.isWord('BETWEEN', this.peek())) {
-      const start = this.advance().start;
-      this.enter();
-      const expr = this.parseNot();
-      this.leave();
-      return this.located({ kind: 'Not', expr }, start);
-    }
-    return this.parseBetween();
-  }
-
-  private parseBetween(): Expr {
-    const start = this.current.start;
-    let expr = this.parseNullish();
+    let expr = this.parsePrefixed();
     for (;;) {
-      let negated = false;
-      if (this.isWord('NOT') && this.isWord('BETWEEN', this.peek())) {
+      const token = this.current;
+      if (this.isPunct('?') && PRECEDENCE.TERNARY >= min) {
         this.advance();
-        negated = true;
-      } else if (!this.isWord('BETWEEN')) {
-        return expr;
+        const then = this.parseBinary(0);
+        this.expectPunct(':');
+        const otherwise = this.parseBinary(PRECEDENCE.TERNARY);
+        expr = this.located({ kind: 'Call', name: 'if', args: [expr, then, otherwise], params: null, distinct: false }, start);
+        continue;
       }
-      this.advance();
-      const low = this.parseNullish();
-      this.expectWord('AND');
-      const high = this.parseNullish();
-      expr = this.located({ kind: 'Between', expr, low, high, negated }, start);
+      if ((this.isWord('OR') && PRECEDENCE.OR >= min) || (this.isWord('AND') && PRECEDENCE.AND >= min)) {
+        const kind = token.upper === 'OR' ? 'Or' : 'And';
+        this.advance();
+        const right = this.parseBinary(PRECEDENCE[token.upper as 'OR' | 'AND'] + 1);
+        // PostHog flattens nested ANDs and ORs, brackets or not.
+        const exprs = [...(expr.kind === kind ? expr.exprs : [expr]), ...(right.kind === kind ? right.exprs : [right])];
+        expr = this.located({ kind, exprs }, start);
+        continue;
+      }
+      const negatedBetween = this.isWord('NOT') && this.isWord('BETWEEN', this.peek());
+      if ((negatedBetween || this.isWord('BETWEEN')) && PRECEDENCE.BETWEEN >= min) {
+        if (negatedBetween) this.advance();
+        this.advance();
+        const low = this.parseBinary(PRECEDENCE.BETWEEN + 1);
+        this.expectWord('AND');
+        const high = this.parseBinary(PRECEDENCE.BETWEEN + 1);
+        expr = this.located({ kind: 'Between', expr, low, high, negated: negatedBetween }, start);
+        continue;
+      }
+      if (this.isPunct('??') && PRECEDENCE.NULLISH >= min) {
+        this.advance();
+        const right = this.parseBinary(PRECEDENCE.NULLISH + 1);
+        expr = this.located({ kind: 'Call', name: 'ifNull', args: [expr, right], params: null, distinct: false }, start);
+        continue;
+      }
+      if (this.isWord('IS') && PRECEDENCE.IS_NULL >= min) {
+        this.advance();
+        const negated = this.acceptWord('NOT');
+        this.expectWord('NULL');
+        expr = this.located({ kind: 'CompareOperation', op: negated ? '!=' : '==', left: expr, right: { kind: 'Constant', value: null } }, start);
+        continue;
+      }
+      if (PRECEDENCE.COMPARE >= min) {
+        const op = this.comparisonOperator();
+        if (op !== null) {
+          const right = this.parseBinary(PRECEDENCE.COMPARE + 1);
+          expr = this.located({ kind: 'CompareOperation', op, left: expr, right }, start);
+          continue;
+        }
+      }
+      if (token.type === 'punct' && (token.value === '+' || token.value === '-' || token.value === '||') && PRECEDENCE.ADD >= min) {
+        this.advance();
+        const right = this.parseBinary(PRECEDENCE.ADD + 1);
+        if (token.value === '||') {
+          // `a || b || c` is one concat(a, b, c).
+          const args: Expr[] = expr.kind === 'Call' && expr.name === 'concat' && expr.params === null ? [...expr.args, right] : [expr, right];
+          expr = this.located({ kind: 'Call', name: 'concat', args, params: null, distinct: false }, start);
+        } else {
+          expr = this.located({ kind: 'ArithmeticOperation', op: token.value as ArithmeticOp, left: expr, right }, start);
+        }
+        continue;
+      }
+      if (token.type === 'punct' && (token.value === '*' || token.value === '/' || token.value === '%') && PRECEDENCE.MUL >= min) {
+        this.advance();
+        const right = this.parseBinary(PRECEDENCE.MUL + 1);
+        expr = this.located({ kind: 'ArithmeticOperation', op: token.value as ArithmeticOp, left: expr, right }, start);
+        continue;
+      }
+      break;
     }
-  }
-
-  private parseNullish(): Expr {
-    const start = this.current.start;
-    let expr = this.parseIsNull();
-    while (this.acceptPunct('??')) {
-      const right = this.parseIsNull();
-      expr = this.located({ kind: 'Call', name: 'ifNull', args: [expr, right], params: null, distinct: false }, start);
-    }
-    return expr;
-  }
-
-  private parseIsNull(): Expr {
-    const start = this.current.start;
-    let expr = this.parseComparison();
-    while (this.isWord('IS')) {
-      this.advance();
-      const negated = this.acceptWord('NOT');
-      this.expectWord('NULL');
-      expr = this.located({ kind: 'CompareOperation', op: negated ? '!=' : '==', left: expr, right: { kind: 'Constant', value: null } }, start);
-    }
+    this.leave();
     return expr;
   }
 
@@ -722,73 +750,32 @@ class Parser {
     this.advance();
     if (negated) this.advance();
     if (word === 'IN') {
-      const cohort = this.acceptWord('COHORT');
-      if (cohort) return negated ? 'not in cohort' : 'in cohort';
+      if (this.acceptWord('COHORT')) return negated ? 'not in cohort' : 'in cohort';
       return negated ? 'not in' : 'in';
     }
     const lower = word.toLowerCase() as 'like' | 'ilike';
     return negated ? `not ${lower}` : lower;
   }
 
-  private parseComparison(): Expr {
+  /** A primary with its postfix operators, or a prefix NOT or minus applied to what binds tighter than it. */
+  private parsePrefixed(): Expr {
     const start = this.current.start;
-    let expr = this.parseAdditive();
-    for (;;) {
-      const op = this.comparisonOperator();
-      if (op === null) return expr;
-      const right = this.parseAdditive();
-      expr = this.located({ kind: 'CompareOperation', op, left: expr, right }, start);
-    }
-  }
-
-  private parseAdditive(): Expr {
-    const start = this.current.start;
-    let expr = this.parseMultiplicative();
-    for (;;) {
-      const token = this.current;
-      if (token.type !== 'punct' || (token.value !== '+' && token.value !== '-' && token.value !== '||')) return expr;
+    if (this.isWord('NOT') && !this.isPunct('(', this.peek())) {
       this.advance();
-      const right = this.parseMultiplicative();
-      if (token.value === '||') {
-        // `a || b || c` is one concat(a, b, c).
-        const args: Expr[] = expr.kind === 'Call' && expr.name === 'concat' && expr.params === null ? [...expr.args, right] : [expr, right];
-        expr = this.located({ kind: 'Call', name: 'concat', args, params: null, distinct: false }, start);
-        continue;
-      }
-      expr = this.located({ kind: 'ArithmeticOperation', op: token.value as ArithmeticOp, left: expr, right }, start);
+      const expr = this.parseBinary(PRECEDENCE.NOT);
+      return this.located({ kind: 'Not', expr }, start);
     }
-  }
-
-  private parseMultiplicative(): Expr {
-    const start = this.current.start;
-    let expr = this.parseUnary();
-    for (;;) {
-      const token = this.current;
-      if (token.type !== 'punct' || (token.value !== '*' && token.value !== '/' && token.value !== '%')) return expr;
-      this.advance();
-      const right = this.parseUnary();
-      expr = this.located({ kind: 'ArithmeticOperation', op: token.value as ArithmeticOp, left: expr, right }, start);
-    }
-  }
-
-  private parseUnary(): Expr {
     if (this.isPunct('-')) {
-      const start = this.advance().start;
+      this.advance();
       const literal = this.parseNumber();
       if (literal !== null && typeof literal.value === 'number' && !this.isPostfixStart()) {
         literal.value = -literal.value;
         return this.located(literal, start);
       }
-      this.enter();
-      const operand = literal !== null ? this.parsePostfix(literal, literal.start ?? start) : this.parseUnary();
-      this.leave();
+      const operand = literal !== null ? this.parsePostfix(literal, literal.start ?? start) : this.parseBinary(PRECEDENCE.NEGATE);
       return this.located({ kind: 'ArithmeticOperation', op: '-', left: { kind: 'Constant', value: 0 }, right: operand }, start);
     }
-    if (this.isWord('NOT') && !this.isPunct('(', this.peek())) {
-      // A NOT inside an operand: `a = NOT b`.
-      return this.parseNot();
-    }
-    return this.parsePostfix(this.parsePrimary(), this.tokens[this.position - 1]?.start ?? 0);
+    return this.parsePostfix(this.parsePrimary(), start);
   }
 
   private isPostfixStart(): boolean {
@@ -933,7 +920,7 @@ class Parser {
           return this.located({ kind: 'Field', chain: ['*'] }, start);
         case '+':
           this.advance();
-          return this.parseUnary();
+          return this.parsePrefixed();
         case '<':
           throw new HogQLSyntaxError('HogQLX tags are not supported in Tally\'s HogQL', token.start, token.end);
       }
@@ -968,7 +955,8 @@ class Parser {
         if (this.peek().type === 'string') throw new HogQLSyntaxError(`Unsupported: ${token.upper} literals`, token.start, this.peek().end);
         break;
       case 'NOT':
-        return this.parseNot();
+        if (!this.isPunct('(', this.peek())) return this.parsePrefixed();
+        break;
     }
     if (CLAUSE_WORDS.has(token.upper)) return this.fail('an expression');
     return this.parseIdentifierExpr();
@@ -1106,7 +1094,7 @@ class Parser {
         start,
       );
     }
-    const amount = this.parseAdditive();
+    const amount = this.parseBinary(PRECEDENCE.ADD);
     const unitToken = this.current;
     const unit = unitToken.type === 'identifier' ? INTERVAL_UNITS[unitToken.upper] : undefined;
     if (!unit) this.fail('SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR');
@@ -1117,7 +1105,7 @@ class Parser {
   private parseCast(): Expr {
     const start = this.advance().start;
     this.expectPunct('(');
-    const expr = this.parseTernary();
+    const expr = this.parseBinary(0);
     this.expectWord('AS');
     const typeName = this.identifier('a type');
     if (this.isPunct('(')) throw new HogQLSyntaxError('Unsupported: parameterised types in CAST', this.current.start, this.current.end);

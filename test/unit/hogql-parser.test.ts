@@ -143,6 +143,8 @@ describe('HogQL parser: every construct of a SELECT', () => {
     ['select 1 from t limit 1 by a limit 5', 'SELECT 1 FROM t LIMIT 1 BY a LIMIT 5'],
     ['select 1 from t limit 5 with ties', 'SELECT 1 FROM t LIMIT 5 WITH TIES'],
     ['select 1 union all select 2 union distinct select 3', 'SELECT 1 UNION ALL SELECT 2 UNION DISTINCT SELECT 3'],
+    ['select 1 union select 2', 'SELECT 1 UNION DISTINCT SELECT 2'],
+    ['select count() c, event e2 from events', 'SELECT count() AS c, event AS e2 FROM events'],
     ['(select 1) union all (select 2)', 'SELECT 1 UNION ALL SELECT 2'],
     ['select 1 intersect select 2 except select 3', 'SELECT 1 INTERSECT SELECT 2 EXCEPT SELECT 3'],
     ['select 1;', 'SELECT 1'],
@@ -192,9 +194,9 @@ describe('HogQL parser: errors', () => {
     syntaxError(() => parseSelect('select 1; select 2'), "extraneous input 'select' expecting <EOF>", 10, 16);
     syntaxError(() => parseSelect('drop table events'), "mismatched input 'drop' expecting {SELECT, WITH, '('}", 0, 4);
     syntaxError(() => parseSelect("insert into events values (1)"), /^mismatched input 'insert'/);
-    syntaxError(() => parseSelect("select 1 into outfile '/tmp/x'"), "extraneous input 'into' expecting <EOF>");
+    syntaxError(() => parseSelect("select 1 into outfile '/tmp/x'"), "extraneous input 'outfile' expecting <EOF>");
     syntaxError(() => parseSelect('select 1 from events where 1 format JSON'), "extraneous input 'format' expecting <EOF>");
-    syntaxError(() => parseSelect('select 1 format JSON'), "extraneous input 'format' expecting <EOF>");
+    syntaxError(() => parseSelect('select 1 format JSON'), "extraneous input 'JSON' expecting <EOF>");
   });
 
   test('SETTINGS is a syntax error, not an internal error', () => {
