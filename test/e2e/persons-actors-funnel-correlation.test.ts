@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { actorQuery, sortedPeopleIds } from '../support/actors.js';
+import { actorQuery, peopleIds, sortedPeopleIds } from '../support/actors.js';
 import { sendBatch } from '../support/capture.js';
 import { PERSONS, startWithKeys, validationError } from '../support/persons.js';
 import { ERRORS, type TallyServer } from '../support/tally.js';
@@ -74,6 +74,8 @@ describe('persons analysis: funnel correlation actors', () => {
       assert.deepEqual(sortedPeopleIds(response), people, JSON.stringify(params));
       assert.equal(response.body.missing_persons, 0);
     }
+    // Newest person first; c1 and c6 appeared together, so the later-made person comes first.
+    assert.deepEqual(peopleIds(await get({ funnel_correlation_person_entity: LIKED })), ['c6', 'c1']);
   });
 
   test('properties: funnel persons with the property values, by conversion', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { actorQuery, sortedPeopleIds } from '../support/actors.js';
+import { actorQuery, peopleIds, sortedPeopleIds } from '../support/actors.js';
 import { sendBatch } from '../support/capture.js';
 import { PERSONS, startWithKeys } from '../support/persons.js';
 import { ERRORS, type TallyServer } from '../support/tally.js';
@@ -131,7 +131,7 @@ describe('persons analysis: funnel actors', () => {
     assert.deepEqual(sortedPeopleIds(await get({ ...byBrowser, funnel_step: 2, funnel_step_breakdown: ['Chrome'] })), ['f1']);
   });
 
-  test('exclusions: an actor whose furthest attempt met an exclusion between its steps leaves the funnel', async () => {
+  test('exclusions: an attempt that met an exclusion between its steps does not count', async () => {
     const june = { date_from: '2021-06-01', date_to: '2021-06-30' };
     const blocked = (from: number, to: number) => [{ id: 'blocked', type: 'events', funnel_from_step: from, funnel_to_step: to }];
     const expected: Array<[Record<string, unknown>, string[]]> = [
@@ -141,8 +141,10 @@ describe('persons analysis: funnel actors', () => {
       [{ funnel_step: 3, exclusions: blocked(0, 1) }, ['f9']],
       [{ funnel_step: 1, exclusions: blocked(1, 2) }, ['f10', 'f8']],
       [{ funnel_step: -3, exclusions: blocked(1, 2) }, ['f10']],
-      [{ funnel_step: 1, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, ['f10']],
-      [{ funnel_step: 2, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, ['f10']],
+      // Unordered: an attempt from a later step, with no exclusion after it, still counts.
+      [{ funnel_step: 1, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, ['f10', 'f8', 'f9']],
+      [{ funnel_step: 2, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, ['f10', 'f8']],
+      [{ funnel_step: 3, exclusions: blocked(0, 2), funnel_order_type: 'unordered' }, []],
     ];
     for (const [params, people] of expected) assert.deepEqual(sortedPeopleIds(await get({ ...june, ...params })), people, JSON.stringify(params));
     for (const exclusions of [
@@ -198,13 +200,14 @@ describe('persons analysis: funnel actors', () => {
     assert.deepEqual(sortedPeopleIds(await server.post(FUNNEL, body)), ['f1']);
   });
 
-  test('limit and offset page the persons in person order', async () => {
+  test('limit and offset page the persons newest first, then by id', async () => {
     const first = await get({ funnel_step: 1, limit: 4 });
     const next = new URL(first.body.next);
     assert.equal(next.searchParams.get('offset'), '4');
     const second = await server.get(next.pathname + next.search);
     assert.equal(second.body.next, null);
-    assert.deepEqual([...sortedPeopleIds(first), ...sortedPeopleIds(second)].sort(), ['f1', 'f2', 'f3', 'f4', 'f5', 'f7']);
+    // f7 first appeared on 5 May; f1–f5 together on 1 May, so the later-made person comes first.
+    assert.deepEqual([...peopleIds(first), ...peopleIds(second)], ['f7', 'f5', 'f4', 'f3', 'f2', 'f1']);
     assert.equal(first.body.results[0].count, 4);
   });
 

@@ -8,20 +8,26 @@ import { analysisWindow, projectClock, testAccountFilters } from '../actors/anal
 import { type RawInput } from '../filter-model.js';
 import { combineAnd } from '../../query/property-filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
-import { funnelActorsSql, parseStepBreakdown, parseStepSelection, type FunnelStepSelection } from './funnel-actors.js';
+import { parseStepSelection, stepBreakdownKey } from './funnel-actors.js';
+import { FunnelRunner, type FunnelStepSelection } from './funnel-runner.js';
 import { isFunnelTrendsRequest, parseFunnelTrendsSelection } from './funnel-trends-selection.js';
 import { parseFunnelFilter, type FunnelFilter } from './funnel-filter.js';
 
 /**
  * `GET|POST /persons/funnel`: the persons who reached, or dropped off at, one funnel step; for
- * funnel trends, who entered in one period and converted or dropped off.
+ * funnel trends, who entered in one period and converted or dropped off. The funnel runner
+ * selects them from the rows its numbers count.
  */
 export class FunnelActorsService {
+  readonly runner: FunnelRunner;
+
   constructor(
-    private readonly warehouse: Warehouse,
+    warehouse: Warehouse,
     private readonly hydrator: PersonHydrator,
     private readonly resolvers: InsightResolvers,
-  ) {}
+  ) {
+    this.runner = new FunnelRunner(warehouse, resolvers);
+  }
 
   /** The funnel of a request, with its test-account and search filters folded into the properties. */
   funnelOf(project: Project, input: RawInput): FunnelFilter {
@@ -36,22 +42,22 @@ export class FunnelActorsService {
   }
 
   async actors(project: Project, input: RawInput): Promise<ActorList> {
-    let filter = this.funnelOf(project, input);
+    const filter = parseFunnelFilter(input);
     let selection: FunnelStepSelection;
+    let period: string | null = null;
     if (isFunnelTrendsRequest(input)) {
       const trends = parseFunnelTrendsSelection(input, filter, projectClock(project));
-      filter = { ...filter, entrancePeriod: trends.period };
       selection = { kind: 'between', min: trends.minSteps, max: trends.maxSteps };
+      period = trends.period;
     } else selection = parseStepSelection(input, filter.steps.length);
     const page = readActorPage(input);
-    const { sql, params } = await funnelActorsSql({
-      scope: this.scopeOf(project, filter),
-      filter,
+    const ids = await this.runner.actorIds(project, filter, {
       selection,
-      breakdownValue: filter.breakdown ? parseStepBreakdown(input.funnel_step_breakdown) : null,
+      breakdownValue: stepBreakdownKey(input.funnel_step_breakdown, filter.breakdown),
+      period,
       page,
+      properties: withSearch(combineAnd(), input),
     });
-    const rows = await this.warehouse.query<{ actor_id: string }>(sql, params);
-    return hydrateActors(this.hydrator, project, rows.map((row) => row.actor_id), page);
+    return hydrateActors(this.hydrator, project, ids, page);
   }
 }

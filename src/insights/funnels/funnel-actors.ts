@@ -1,17 +1,10 @@
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
-import { limitClause, type ActorPage } from '../actors/actor-page.js';
-import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import type { RawInput } from '../filter-model.js';
-import type { FunnelFilter } from './funnel-filter.js';
-import { funnelPerActorSql } from './funnel-steps-sql.js';
+import { ALL_USERS_COHORT, type FunnelBreakdown } from './funnel-breakdown.js';
+import type { FunnelStepSelection } from './funnel-runner.js';
 
-/** Which actors of a funnel: reached a step or further, dropped off before one, or exact step counts. */
-export type FunnelStepSelection =
-  | { kind: 'reached'; step: number }
-  | { kind: 'dropped'; before: number }
-  | { kind: 'exactly'; steps: number[] }
-  | { kind: 'between'; min: number; max: number };
+export type { FunnelStepSelection } from './funnel-runner.js';
 
 function parseCustomSteps(value: unknown): number[] | null {
   if (value === undefined || value === null || value === '') return null;
@@ -48,51 +41,40 @@ export function parseStepSelection(input: RawInput, totalSteps: number): FunnelS
   return step < 0 ? { kind: 'dropped', before: -step } : { kind: 'reached', step: Math.max(step, 1) };
 }
 
+function scalarText(value: unknown): string {
+  return value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function decoded(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
 /** `funnel_step_breakdown` as sent: property breakdowns arrive as `["Chrome"]` or `Chrome`, cohorts as ids. */
 export function parseStepBreakdown(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  let decoded: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      decoded = JSON.parse(value);
-    } catch {
-      decoded = value;
-    }
+  const single = decoded(value);
+  return scalarText(Array.isArray(single) ? (single[0] ?? '') : single);
+}
+
+/**
+ * `funnel_step_breakdown` as the bucket key of the funnel's SQL: property values as a list
+ * (`["Safari", "15"]` for two properties), a group value or a cohort id (`all` is 0, all users)
+ * alone. Null when absent or when the funnel has no breakdown.
+ */
+export function stepBreakdownKey(value: unknown, breakdown: FunnelBreakdown | null): string[] | null {
+  const first = parseStepBreakdown(value);
+  if (first === null || !breakdown) return null;
+  if (breakdown.type === 'group') return [first];
+  if (breakdown.type === 'cohort') {
+    if (first === 'all') return [String(ALL_USERS_COHORT)];
+    if (!/^\d+$/.test(first)) throw new ValidationError('funnel_step_breakdown', 'A cohort breakdown value is a cohort id or "all".');
+    return [first];
   }
-  if (Array.isArray(decoded)) decoded = decoded[0] ?? '';
-  if (decoded === null || decoded === undefined) return '';
-  return typeof decoded === 'object' ? JSON.stringify(decoded) : String(decoded);
-}
-
-function selectionCondition(selection: FunnelStepSelection, scope: EventScope): string {
-  switch (selection.kind) {
-    case 'reached':
-      return `funnel.steps >= ${scope.params.add(selection.step, 'UInt64')}`;
-    case 'dropped':
-      return `funnel.steps = ${scope.params.add(selection.before - 1, 'UInt64')}`;
-    case 'exactly':
-      return `funnel.steps IN ${scope.params.add(selection.steps, 'Array(UInt64)')}`;
-    case 'between':
-      return `funnel.steps BETWEEN ${scope.params.add(selection.min, 'UInt64')} AND ${scope.params.add(selection.max, 'UInt64')}`;
-  }
-}
-
-export interface FunnelActorsQuery {
-  scope: Omit<EventScopeDefinition, 'properties'>;
-  filter: FunnelFilter;
-  selection: FunnelStepSelection;
-  breakdownValue: string | null;
-  page: ActorPage;
-}
-
-/** The persons of one funnel step (or drop-off), in person-id order as PostHog pages them. */
-export async function funnelActorsSql(query: FunnelActorsQuery): Promise<{ sql: string; params: Record<string, unknown> }> {
-  const scope = await EventScope.create({ ...query.scope, properties: query.filter.properties });
-  const perActor = await funnelPerActorSql(query.filter, scope, { breakdownValue: query.breakdownValue });
-  const sql = `SELECT toString(funnel.actor) AS actor_id
-FROM (${perActor}) AS funnel
-WHERE funnel.steps >= 1 AND funnel.in_breakdown AND ${selectionCondition(query.selection, scope)}
-ORDER BY funnel.actor
-${limitClause(query.page, scope.params)}`;
-  return { sql, params: scope.params.all };
+  const values = decoded(value);
+  return Array.isArray(values) ? values.map(scalarText) : [first];
 }

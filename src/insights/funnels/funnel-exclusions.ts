@@ -18,8 +18,14 @@ function stepIndex(value: unknown, name: string): number {
   return index;
 }
 
-function sameEvent(a: SeriesEntity, b: SeriesEntity): boolean {
-  return a.type === b.type && String(a.id) === String(b.id);
+/**
+ * PostHog refuses an exclusion that is a step of its range, or matches more than one (the same
+ * event or action with no more property filters than the step).
+ */
+function coversStep(exclusion: SeriesEntity, step: SeriesEntity): boolean {
+  if (exclusion.type !== step.type || String(exclusion.id) !== String(step.id)) return false;
+  const stepFilters = new Set(step.properties.values.map((node) => JSON.stringify(node)));
+  return exclusion.properties.values.every((node) => stepFilters.has(JSON.stringify(node)));
 }
 
 /**
@@ -53,14 +59,14 @@ export function parseExclusions(input: RawInput, steps: SeriesEntity[], unordere
     }
     const fromStep = stepIndex(exclusion.funnel_from_step, 'funnel_from_step');
     const toStep = stepIndex(exclusion.funnel_to_step, 'funnel_to_step');
-    if (fromStep >= toStep || toStep > last) {
-      throw new ValidationError(ATTR, 'Exclusion event range is invalid. End of range should be greater than start.');
-    }
+    if (fromStep >= toStep) throw new ValidationError(ATTR, 'Exclusion event range is invalid. End of range should be greater than start.');
+    if (fromStep >= last) throw new ValidationError(ATTR, 'Exclusion event range is invalid. Start of range is greater than number of steps.');
+    if (toStep > last) throw new ValidationError(ATTR, 'Exclusion event range is invalid. End of range is greater than number of steps.');
     if (unordered && (fromStep !== 0 || toStep !== last)) {
       throw new ValidationError(ATTR, 'Partial Exclusions not allowed in unordered funnels');
     }
-    if (steps.slice(fromStep, toStep + 1).some((step) => sameEvent(step, entity))) {
-      throw new ValidationError(ATTR, 'Exclusion steps cannot contain an event that\'s part of funnel, using exact same properties');
+    if (steps.slice(fromStep, toStep + 1).some((step) => coversStep(entity, step))) {
+      throw new ValidationError(ATTR, "Exclusion event can't be the same as funnel step");
     }
     return { entity, fromStep, toStep };
   });

@@ -1,29 +1,53 @@
-import { ValidationError } from '../../errors.js';
 import type { EventScope } from '../actors/event-scope.js';
-import { toWarehouseTime } from '../../query/date-range.js';
+import type { Interval, WeekStartDay } from '../../query/date-range.js';
 import { rawPropertyValue } from '../../query/property-filters.js';
+import { bucketExpression } from '../trends/series-math.js';
+import { ALL_USERS_COHORT, type FunnelBreakdown } from './funnel-breakdown.js';
 import type { FunnelFilter } from './funnel-filter.js';
 
 /**
- * ClickHouse SQL of the funnel per actor: how far each person got, when the attempt that got
- * furthest entered the funnel, and when it completed the last step. Everything runs in the
- * warehouse over each person's time-ordered events (`at` in microseconds, `step_mask` bit k set
- * when the event matches step k).
+ * THE per-actor SQL of funnels: every funnel number (steps, trends, time to convert,
+ * correlation) and every funnel actor list reads its rows, so a data point counts exactly the
+ * actors its persons URL lists.
  *
- * Ordered and strict funnels fold the events with the state of insights.md §1.3: `entries[k]` is
- * the entry time of the latest attempt that has completed step k (-1 for none). Each event updates
- * every step it matches from the *previous* state of the step before it, which is processing steps
- * in descending order: one event never completes two consecutive steps of one attempt. The window
- * is measured from the attempt's entry and is inclusive. Strict funnels clear the steps an event
- * does not match. Unordered funnels take, for each step event, the distinct steps done within the
- * window from it, and keep the best. Exclusions follow §1.3 step 6: an exclusion event between
- * an attempt's steps of its range marks the attempt, and an actor whose furthest attempt is
- * marked leaves the funnel.
+ * Semantics are PostHog's legacy ones (insights.md §1.3–1.5): every event of the first step
+ * starts an attempt, which goes on with the first event of each next step after the previous
+ * one (for strict funnels, the very next event) and counts the steps reached within the window
+ * from its start (inclusive). An exclusion event after an attempt's step `from` and before its
+ * step `to` (or the end of the window when `to` was not reached) drops the attempt. An actor
+ * reached the most steps of their remaining attempts, and their conversion times are the
+ * averages (and medians) over every attempt that reached that many. Unordered funnels start an
+ * attempt at every step event and count the other steps done after it within the window.
+ *
+ * The attempts come from one backwards pass over the actor's time-ordered events
+ * (`arrayFold`), linear in their number: the state holds, for each step, the chain of steps
+ * that follows the nearest later event of that step, so the chain of an attempt is its first
+ * event followed by the chain of the nearest later event of step 2. Each chain entry keeps the
+ * time of the nearest later event of every exclusion, which decides whether the attempt
+ * crossed one. Events of one instant sort events of no step first, then by their lowest step.
  */
 
-export interface FunnelActorsOptions {
-  /** The breakdown bucket to keep (`funnel_step_breakdown`); null keeps every actor. */
-  breakdownValue: string | null;
+/** Breakdown buckets: the property values kept (any other value becomes `Other`), or the cohorts. */
+export type FunnelBuckets = { kind: 'values'; top: string[][] } | { kind: 'cohorts'; cohorts: number[] };
+
+export interface FunnelSqlOptions {
+  /** Break the actors down into these buckets; absent or null: one bucket, `[]`. */
+  buckets?: FunnelBuckets | null;
+  /** Keep only the actors of this bucket. */
+  breakdownValue?: string[] | null;
+  /** Funnel trends: one row per actor and period their attempts entered in. */
+  periods?: { interval: Interval; weekStartDay: WeekStartDay } | null;
+}
+
+/** The value of a bucket that is not among the top values. */
+export const OTHER_BUCKET = 'Other';
+
+const CHAIN_TYPE = 'Array(Tuple(Int64, Array(Int64)))';
+const TIMES_TYPE = 'Array(Array(Nullable(Int64)))';
+
+/** `name` bound to `value` inside `body`: ClickHouse lambdas have no local variables. */
+function bind(name: string, value: string, body: string): string {
+  return `arrayMap(${name} -> ${body}, [${value}])[1]`;
 }
 
 function bitMask(conditions: string[]): string {
@@ -31,126 +55,214 @@ function bitMask(conditions: string[]): string {
   return conditions.map((condition, k) => `if(${condition}, toUInt64(${2 ** k}), toUInt64(0))`).join(' + ');
 }
 
-/** Per step k, the exclusions whose range covers an attempt that has completed step k and not the next one. */
-function exclusionCover(filter: FunnelFilter): number[] {
-  return filter.steps.map((_, k) =>
-    filter.exclusions.reduce((mask, exclusion, j) => (exclusion.fromStep <= k && k < exclusion.toStep ? mask + 2 ** j : mask), 0),
+/** Whole-second difference of two microsecond times, as PostHog's dateDiff of DateTimes. */
+function secondsBetween(earlier: string, later: string): string {
+  return `intDiv(${later}, 1000000) - intDiv(${earlier}, 1000000)`;
+}
+
+interface FoldContext {
+  steps: number;
+  exclusions: number;
+  window: string;
+  exclusionFrom: string;
+  exclusionTo: string;
+  trends: boolean;
+}
+
+/**
+ * The pass's state `acc`: (1) per step, the chain of the nearest later event of that step
+ * (unordered: the time of that event), (2) per exclusion, the time of its nearest later event,
+ * (3) the most steps an attempt that counts reached, (4) the conversion times of every such
+ * attempt, (5) entry time, last step time and step times of the earliest of them, (6) funnel
+ * trends: per entrance period, the most steps of its attempts. `x` is the event: (time, step
+ * bits, exclusion bits, order in its instant[, entrance period]).
+ */
+function initialState(first: string, context: FoldContext): string {
+  return `(${first}, arrayWithConstant(${context.exclusions}, toInt64(-1)), toUInt64(0), CAST([], '${TIMES_TYPE}'),
+      (toInt64(-1), toInt64(-1), CAST([], 'Array(Int64)')), CAST([], 'Array(Tuple(String, UInt64))'))`;
+}
+
+/** The state after an attempt that reached `n` steps (`excluded` when it crossed an exclusion). */
+function withAttempt(context: FoldContext, state: { first: string; second: string }, attempt: { n: string; excluded: string; conversion: string; final: string; stepTimes: string }): string {
+  const counts = `(NOT ${attempt.excluded})`;
+  const periods = context.trends
+    ? `if(${counts}, if(notEmpty(acc.6) AND acc.6[-1].1 = x.5, arrayPushBack(arrayPopBack(acc.6), (x.5, greatest(acc.6[-1].2, ${attempt.n}))), arrayPushBack(acc.6, (x.5, ${attempt.n}))), acc.6)`
+    : 'acc.6';
+  return `(
+      ${state.first},
+      ${state.second},
+      if(${counts}, greatest(acc.3, ${attempt.n}), acc.3),
+      if(${counts}, if(${attempt.n} > acc.3, [${attempt.conversion}], if(${attempt.n} = acc.3, arrayPushBack(acc.4, ${attempt.conversion}), acc.4)), acc.4),
+      if(${counts} AND ${attempt.n} >= acc.3, (x.1, ${attempt.final}, ${attempt.stepTimes}), acc.5),
+      ${periods})`;
+}
+
+/**
+ * The backwards pass of ordered and strict funnels over `timeline` (latest event first). The
+ * lambda repeats its subexpressions instead of binding them: ClickHouse computes a repeated
+ * expression once, while a binding (a one-element arrayMap) copies the whole state per event.
+ */
+function orderedFold(context: FoldContext, strict: boolean): string {
+  const { steps, window, exclusionFrom: from, exclusionTo: to } = context;
+  // The chain of the nearest later event of step k + 1 (for strict funnels: only the very next event's).
+  const chains = `arrayMap(k -> if(bitTest(x.2, k), arrayPushFront(acc.1[k + 2], (x.1, acc.2)), ${strict ? `CAST([], '${CHAIN_TYPE}')` : 'acc.1[k + 1]'}), range(${steps}))`;
+  const exclusions = `arrayMap(j -> if(bitTest(x.3, j), x.1, acc.2[j + 1]), range(${context.exclusions}))`;
+  const chain = `(${chains})[1]`;
+  const n = `toUInt64(arrayCount(c -> c.1 - x.1 <= ${window}, ${chain}))`;
+  const excluded = `arrayExists(j -> length(${chain}) > ${from}[j + 1]
+        AND (${chain})[${from}[j + 1] + 1].2[j + 1] >= 0
+        AND (${chain})[${from}[j + 1] + 1].2[j + 1] < if(length(${chain}) > ${to}[j + 1], (${chain})[${to}[j + 1] + 1].1, (${chain})[${from}[j + 1] + 1].1 + ${window}), range(${context.exclusions}))`;
+  const attempt = withAttempt(
+    context,
+    { first: chains, second: exclusions },
+    {
+      n,
+      excluded,
+      conversion: `arrayMap(i -> if(i < ${n}, ${secondsBetween(`(${chain})[i].1`, `(${chain})[i + 1].1`)}, NULL), range(1, ${steps}))`,
+      final: `if(length(${chain}) >= ${steps}, (${chain})[${steps}].1, toInt64(-1))`,
+      stepTimes: `arrayMap(c -> c.1, arraySlice(${chain}, 1, ${n}))`,
+    },
   );
+  const update = `if(bitTest(x.2, 0), ${attempt}, (${chains}, ${exclusions}, acc.3, acc.4, acc.5, acc.6))`;
+  const empty = `arrayWithConstant(${steps}, CAST([], '${CHAIN_TYPE}'))`;
+  return `arrayFold((acc, x) -> ${update}, arrayReverse(timeline), ${initialState(empty, context)})`;
 }
 
-/**
- * The fold of ordered and strict funnels. Event `ev` is (at, step_mask, exclusion_mask); the
- * state is (entries, excluded, furthest step, entry of the attempt that got there, time it
- * completed the last step, whether that attempt is excluded, step times per state, step times of
- * the furthest attempt). `s` binds the new (entries, excluded, step times) once and `idx` the
- * furthest step they hold.
- */
-function orderedFold(steps: number, window: string, cover: string, strict: boolean): string {
-  const advances = `bitTest(ev.2, k) AND (k = 0 OR (acc.1[k] >= 0 AND ev.1 - acc.1[k] <= ${window}))`;
-  const entries = `arrayMap(k -> if(${advances}, if(k = 0, ev.1, acc.1[k]), ${strict ? `if(bitTest(ev.2, k), acc.1[k + 1], toInt64(-1))` : 'acc.1[k + 1]'}), range(${steps}))`;
-  // An exclusion event inside the window marks the attempts between its steps; advancing carries the mark along.
-  const marked = `bitOr(acc.2[k + 1], toUInt8(acc.1[k + 1] >= 0 AND ev.1 - acc.1[k + 1] <= ${window} AND bitAnd(ev.3, ${cover}[k + 1]) != 0))`;
-  const excluded = `arrayMap(k -> if(${advances}, if(k = 0, toUInt8(0), acc.2[k]), ${strict ? `if(bitTest(ev.2, k), ${marked}, toUInt8(0))` : marked}), range(${steps}))`;
-  const noTimes = `CAST([], 'Array(Int64)')`;
-  const times = `arrayMap(k -> if(${advances}, if(k = 0, [ev.1], arrayPushBack(acc.7[k], ev.1)), ${strict ? `if(bitTest(ev.2, k), acc.7[k + 1], ${noTimes})` : 'acc.7[k + 1]'}), range(${steps}))`;
-  // A cleaner attempt at the same furthest step replaces an excluded one; the kept attempt may be marked later.
-  const replaces = `idx = acc.3 AND idx > 0 AND acc.6 = 1 AND s.2[idx] = 0`;
-  const same = `idx = acc.3 AND idx > 0 AND s.1[idx] = acc.4`;
-  return `arrayFold((acc, ev) -> arrayMap(s -> arrayMap(idx -> (
-        s.1,
-        s.2,
-        greatest(acc.3, idx),
-        if(idx > acc.3 OR ${replaces}, s.1[idx], acc.4),
-        if(idx = ${steps} AND acc.3 < ${steps}, ev.1, acc.5),
-        multiIf(idx > acc.3, s.2[idx], ${replaces}, toUInt8(0), ${same}, s.2[idx], acc.6),
-        s.3,
-        if(idx > acc.3 OR ${replaces}, s.3[idx], acc.8)
-      ), [arrayLastIndex(x -> x >= 0, s.1)])[1], [(${entries}, ${excluded}, ${times})])[1],
-    timeline, (arrayWithConstant(${steps}, toInt64(-1)), arrayWithConstant(${steps}, toUInt8(0)), toUInt64(0), toInt64(-1), toInt64(-1),
-      toUInt8(0), arrayWithConstant(${steps}, ${noTimes}), ${noTimes}))`;
+/** The backwards pass of unordered funnels: the state holds the time of the nearest later event of each step. */
+function unorderedFold(context: FoldContext): string {
+  const { steps, window } = context;
+  const nextSteps = `arrayMap(s -> if(bitTest(x.2, s), x.1, acc.1[s + 1]), range(${steps}))`;
+  const exclusions = `arrayMap(j -> if(bitTest(x.3, j), x.1, acc.2[j + 1]), range(${context.exclusions}))`;
+  // The step this event starts (its lowest), and the later events of every other step.
+  const later = `arrayMap(s -> acc.1[s + 1], arrayFilter(s -> s != x.4 - 1, range(${steps})))`;
+  const times = `arraySort(arrayPushFront(arrayFilter(v -> v > x.1 AND v - x.1 <= ${window}, ${later}), x.1))`;
+  const n = `toUInt64(length(${times}))`;
+  // Until every other step was done (even late), else until the window closes.
+  const until = `if(arrayAll(v -> v >= 0, ${later}), arrayMax(${later}), x.1 + ${window})`;
+  const attempt = withAttempt(
+    context,
+    { first: nextSteps, second: exclusions },
+    {
+      n,
+      excluded: `arrayExists(j -> acc.2[j + 1] >= 0 AND acc.2[j + 1] < ${until}, range(${context.exclusions}))`,
+      conversion: `arrayMap(i -> if(i < ${n}, ${secondsBetween(`(${times})[i]`, `(${times})[i + 1]`)}, NULL), range(1, ${steps}))`,
+      final: `if(${n} = ${steps}, arrayMax(${times}), toInt64(-1))`,
+      stepTimes: times,
+    },
+  );
+  const update = `if(x.2 > 0, ${attempt}, (${nextSteps}, ${exclusions}, acc.3, acc.4, acc.5, acc.6))`;
+  return `arrayFold((acc, x) -> ${update}, arrayReverse(timeline), ${initialState(`arrayWithConstant(${steps}, toInt64(-1))`, context)})`;
 }
 
-/** (steps, entry, completion time, excluded, step times) of an ordered or strict funnel. */
-function orderedResult(steps: number, window: string, cover: string, strict: boolean): string {
-  return `arrayMap(r -> (r.3, r.4, r.5, r.6, r.8), [${orderedFold(steps, window, cover, strict)}])[1]`;
+function propertyValues(breakdown: Exclude<FunnelBreakdown, { type: 'cohort' }>, scope: EventScope): string {
+  const json = breakdown.type === 'group' ? scope.source.groupProperties(breakdown.groupTypeIndex) : breakdown.type === 'person' ? scope.source.personProperties : scope.source.eventProperties;
+  return `[${breakdown.properties.map((property) => rawPropertyValue(json, property, scope.params)).join(', ')}]`;
 }
 
-/**
- * (steps, entry, completion time, excluded, no step times) of an unordered funnel: per step event, the distinct
- * steps done within the window from it; most steps first, then windows without an exclusion event,
- * then the earliest.
- */
-function unorderedResult(window: string): string {
-  const inWindow = `x.1 >= anchor.1 AND x.1 <= anchor.1 + ${window}`;
-  const best = `arrayMax(arrayMap(anchor -> (
-      toUInt64(bitCount(arrayReduce('groupBitOr', arrayMap(x -> if(${inWindow}, x.2, toUInt64(0)), timeline)))),
-      toUInt8(NOT arrayExists(x -> x.3 > 0 AND ${inWindow}, timeline)),
-      -anchor.1), arrayFilter(x -> x.2 > 0, timeline)))`;
-  return `arrayMap(b -> (b.1, -b.3, toInt64(-1), toUInt8(1 - b.2), CAST([], 'Array(Int64)')), [${best}])[1]`;
+interface BucketColumns {
+  /** Extra columns of each event row. */
+  event: string;
+  /** Extra GROUP BY keys of the actor rows. */
+  groupBy: string;
+  /** The actor's buckets (Array(Array(String))), from its events. */
+  buckets: string;
 }
 
-async function breakdownColumns(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<{ inner: string; perActor: string }> {
+async function bucketColumns(filter: FunnelFilter, scope: EventScope, buckets: FunnelBuckets | null): Promise<BucketColumns> {
   const { breakdown } = filter;
-  if (!breakdown || options.breakdownValue === null) return { inner: '', perActor: '1' };
-  const { source, params } = scope;
-  if (breakdown.type === 'cohort') {
-    const value = options.breakdownValue;
-    if (value === 'all' || value === '0') return { inner: '', perActor: '1' };
-    if (!/^\d+$/.test(value)) throw new ValidationError('funnel_step_breakdown', 'A cohort breakdown value is a cohort id or "all".');
-    return { inner: `, toUInt8(${await scope.cohortMembership(Number(value))}) AS breakdown_member`, perActor: 'max(breakdown_member)' };
+  if (!breakdown || !buckets) return { event: '', groupBy: '', buckets: `[CAST([], 'Array(String)')]` };
+  const { params } = scope;
+  if (breakdown.type === 'cohort' || buckets.kind === 'cohorts') {
+    const cohorts = buckets.kind === 'cohorts' ? buckets.cohorts : [];
+    const members: string[] = [];
+    for (const cohort of cohorts) {
+      const condition = cohort === ALL_USERS_COHORT ? '1' : await scope.cohortMembership(cohort);
+      members.push(`if(${condition}, [${params.add(String(cohort), 'String')}], CAST([], 'Array(String)'))`);
+    }
+    return { event: `, arrayJoin(arrayFilter(b -> notEmpty(b), [${members.join(', ')}])) AS bucket`, groupBy: ', bucket', buckets: '[bucket]' };
   }
-  if (breakdown.type === 'session') throw new ValidationError('breakdown_type', 'Funnels do not break down by session.');
-  const json = source.breakdownProperties(breakdown);
-  const value = params.add(options.breakdownValue, 'String');
+  const top = params.add(buckets.top, 'Array(Array(String))');
+  const kept = (value: string) => `if(has(${top}, ${value}), ${value}, [${params.add(OTHER_BUCKET, 'String')}])`;
+  const values = propertyValues(breakdown, scope);
   const attribution = filter.attribution;
-  const attributed =
-    attribution.kind === 'last_touch'
-      ? `argMaxIf(breakdown_prop, at, breakdown_prop != '' AND step_mask > 0)`
-      : attribution.kind === 'step'
-        ? `argMinIf(breakdown_prop, at, bitTest(step_mask, ${params.add(attribution.step, 'UInt8')}))`
-        : `argMinIf(breakdown_prop, at, breakdown_prop != '' AND step_mask > 0)`;
-  return { inner: `, ${rawPropertyValue(json, breakdown.property, params)} AS breakdown_prop`, perActor: `${attributed} = ${value}` };
+  if (attribution.kind === 'all_events') {
+    return { event: `, ${kept(values)} AS bucket`, groupBy: ', bucket', buckets: '[bucket]' };
+  }
+  const event = `, ${values} AS prop`;
+  const empty = `arrayWithConstant(${breakdown.properties.length}, '')`;
+  if (attribution.kind === 'step') {
+    const step = params.add(attribution.step, 'UInt8');
+    return { event, groupBy: '', buckets: `arrayDistinct(arrayMap(v -> ${kept('v')}, groupUniqArrayIf(prop, bitTest(step_mask, ${step}))))` };
+  }
+  const pick = attribution.kind === 'last_touch' ? 'argMaxIf' : 'argMinIf';
+  const touched = `${pick}(prop, at, step_mask > 0 AND arrayExists(v -> v != '', prop))`;
+  return { event, groupBy: '', buckets: `[${bind('touched', touched, kept(`if(empty(touched), ${empty}, touched)`))}]` };
 }
 
 /**
- * `SELECT actor, steps, entry_at, final_at, step_times, in_breakdown` with one row per person who did any
- * step event in range (`steps` 0 when they never entered). Build it before asking the scope for
- * its FROM clause: the conditions register the joins they read.
+ * `SELECT actor, bucket, steps, entry_at, final_at, step_times, avg_times, median_times`: one row
+ * per actor (and bucket) who did the first step in range (unordered: any step); `steps` is 0 for
+ * actors whose every attempt was excluded. `entry_at` and `final_at` (microseconds, -1 for
+ * none) are the first and last step times of the earliest attempt that got furthest,
+ * `step_times` its step times, `avg_times[i]` and `median_times[i]` the actor's conversion
+ * times into step i + 1 (null before it). With `periods`: `actor, bucket, period, steps` per
+ * period an attempt entered in. Build it before asking the scope for its FROM clause: the
+ * conditions register the joins they read.
  */
-export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope, options: FunnelActorsOptions): Promise<string> {
-  const steps: string[] = [];
+export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope, options: FunnelSqlOptions = {}): Promise<string> {
+  const { params, source } = scope;
+  const stepConditions: string[] = [];
   // Only a step from `actions` can name something unknown, so that is the field an error names.
-  for (const step of filter.steps) steps.push(`(${await scope.entityCondition(step, 'actions')})`);
-  if (filter.entrancePeriod) {
-    // Funnel trends: an attempt belongs to the period of its first step.
-    const { from, to } = filter.entrancePeriod;
-    const start = scope.params.add(toWarehouseTime(from), "DateTime64(6, 'UTC')");
-    const end = scope.params.add(toWarehouseTime(to), "DateTime64(6, 'UTC')");
-    steps[0] = `(${steps[0]} AND e.timestamp >= ${start} AND e.timestamp < ${end})`;
-  }
-  const exclusions: string[] = [];
-  for (const exclusion of filter.exclusions) exclusions.push(`(${await scope.entityCondition(exclusion.entity, 'exclusions')})`);
-  const window = scope.params.add(filter.windowSeconds * 1_000_000, 'Int64');
-  const cover = scope.params.add(exclusionCover(filter), 'Array(UInt64)');
-  const { inner, perActor } = await breakdownColumns(filter, scope, options);
-  const result =
-    filter.orderType === 'unordered'
-      ? unorderedResult(window)
-      : orderedResult(filter.steps.length, window, cover, filter.orderType === 'strict');
-  // Strict funnels see every event of the person: any other event breaks the sequence.
-  const prefilter = filter.orderType === 'strict' ? [] : [`(${[...steps, ...exclusions].join(' OR ')})`];
-  // An actor whose furthest attempt is excluded leaves every step.
-  return `SELECT actor, if(funnel.4 = 1, 0, funnel.1) AS steps, funnel.2 AS entry_at, funnel.3 AS final_at, funnel.5 AS step_times, in_breakdown
-FROM (
-  SELECT actor, ${result} AS funnel, in_breakdown
-  FROM (
-    SELECT actor, arraySort(x -> (x.1, bitAnd(x.2, bitNot(x.2) + 1)), groupArray((at, step_mask, exclusion_mask))) AS timeline, ${perActor} AS in_breakdown
+  for (const step of filter.steps) stepConditions.push(`(${await scope.entityCondition(step, 'actions')})`);
+  const exclusionConditions: string[] = [];
+  for (const exclusion of filter.exclusions) exclusionConditions.push(`(${await scope.entityCondition(exclusion.entity, 'exclusions')})`);
+  const context: FoldContext = {
+    steps: filter.steps.length,
+    exclusions: filter.exclusions.length,
+    window: params.add(filter.windowSeconds * 1_000_000, 'Int64'),
+    exclusionFrom: params.add(filter.exclusions.map((exclusion) => exclusion.fromStep), 'Array(UInt64)'),
+    exclusionTo: params.add(filter.exclusions.map((exclusion) => exclusion.toStep), 'Array(UInt64)'),
+    trends: Boolean(options.periods),
+  };
+  const buckets = await bucketColumns(filter, scope, options.buckets ?? null);
+  const group = filter.aggregationGroupTypeIndex;
+  const actor = group === null ? source.personId : `e.\`$group_${group}\``;
+  const period = options.periods ? `, toString(${bucketExpression(options.periods.interval, 'e.timestamp', options.periods.weekStartDay)}) AS period` : '';
+  const conditions: string[] = [];
+  // Strict funnels see every event of the actor: any other event breaks the sequence.
+  if (filter.orderType !== 'strict') conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
+  if (group !== null) conditions.push(`e.\`$group_${group}\` != ''`);
+  const fold = filter.orderType === 'unordered' ? unorderedFold(context) : orderedFold(context, filter.orderType === 'strict');
+  // Only actors with an event of the first step (of any step, unordered) can have an attempt.
+  const entered = filter.orderType === 'unordered' ? '' : 'HAVING bitTest(groupBitOr(step_mask), 0)';
+  const keep = options.breakdownValue ? `WHERE bucket = ${params.add(options.breakdownValue, 'Array(String)')}` : '';
+  const events = `SELECT ${actor} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${bitMask(stepConditions)} AS step_mask,
+          ${bitMask(exclusionConditions)} AS exclusion_mask${buckets.event}${period}
+        ${scope.fromWhere(conditions)}`;
+  const order = `if(step_mask = 0, 0, 1 + bitCount(bitAnd(step_mask, bitNot(step_mask) + 1) - 1))`;
+  const timeline = `arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, ${order}${options.periods ? ', period' : ''})))`;
+  const attempts = `SELECT actor, bucket, ${fold} AS funnel
     FROM (
-      SELECT ${scope.source.personId} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${bitMask(steps)} AS step_mask,
-        ${bitMask(exclusions)} AS exclusion_mask${inner}
-      ${scope.fromWhere(prefilter)}
+      SELECT actor, ${buckets.buckets} AS buckets, ${timeline} AS timeline
+      FROM (
+        ${events}
+      )
+      GROUP BY actor${buckets.groupBy}
+      ${entered}
     )
-    GROUP BY actor
-  )
+    ARRAY JOIN buckets AS bucket
+    ${keep}`;
+  if (options.periods) {
+    return `SELECT actor, bucket, entered.1 AS period, entered.2 AS steps
+FROM (
+    ${attempts}
+)
+ARRAY JOIN funnel.6 AS entered`;
+  }
+  return `SELECT actor, bucket, funnel.3 AS steps, funnel.5.1 AS entry_at, funnel.5.2 AS final_at, funnel.5.3 AS step_times,
+  arrayMap(i -> arrayReduce('avgOrNull', arrayMap(c -> c[i], funnel.4)), range(1, ${context.steps})) AS avg_times,
+  arrayMap(i -> arrayReduce('medianOrNull', arrayMap(c -> c[i], funnel.4)), range(1, ${context.steps})) AS median_times
+FROM (
+    ${attempts}
 )`;
 }

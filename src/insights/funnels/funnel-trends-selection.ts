@@ -1,13 +1,13 @@
-import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
-import { nextBucket, parseDate, truncate, type ProjectClock } from '../../query/date-range.js';
+import { formatDay, parseDate, truncate, type ProjectClock } from '../../query/date-range.js';
 import { isTruthyFlag, type RawInput } from '../filter-model.js';
 import type { FunnelFilter } from './funnel-filter.js';
 
 /** The persons of one funnel-trends data point: who entered in a period, and converted or dropped off. */
 export interface FunnelTrendsSelection {
-  period: { from: DateTime; to: DateTime };
+  /** The entrance period, as the funnel's SQL keys it (`2021-05-01`, `2021-05-01 13:00:00` for hours). */
+  period: string;
   /** Furthest step (1-based) bounds of the actors to return. */
   minSteps: number;
   maxSteps: number;
@@ -46,7 +46,7 @@ export function parseFunnelTrendsSelection(input: RawInput, filter: FunnelFilter
   const start = truncate(parsed.at, filter.dates.interval, clock.weekStartDay);
   const dropOff = isTruthyFlag(input.drop_off);
   return {
-    period: { from: start, to: nextBucket(start, filter.dates.interval) },
+    period: formatDay(start, filter.dates.interval),
     minSteps: dropOff ? fromStep + 1 : toStep + 1,
     maxSteps: dropOff ? toStep : filter.steps.length,
   };
