@@ -1,0 +1,115 @@
+import { formatDay, formatLabel } from '../../query/date-range.js';
+import type { RawInput } from '../filter-model.js';
+import type { FunnelBucket, FunnelResult, FunnelStepCount, FunnelStepsSeries, FunnelTrendsSeries } from './funnel-results.js';
+
+/**
+ * PostHog's legacy funnel result shapes (insights.md §1.6): a list of steps (a list of such
+ * lists with a breakdown), funnel trends as series of conversion rates, and the time-to-convert
+ * histogram. Every step carries the persons URLs of the actors who reached it and who dropped
+ * off before it, on Tally's persons endpoint.
+ */
+
+/** The filter keys a funnel's persons URL carries over from the request. */
+const FILTER_KEYS = [
+  'insight',
+  'events',
+  'actions',
+  'properties',
+  'filter_test_accounts',
+  'date_from',
+  'date_to',
+  'explicit_date',
+  'interval',
+  'display',
+  'breakdown',
+  'breakdowns',
+  'breakdown_type',
+  'breakdown_limit',
+  'breakdown_group_type_index',
+  'breakdown_attribution_type',
+  'breakdown_attribution_value',
+  'funnel_order_type',
+  'funnel_viz_type',
+  'funnel_window_days',
+  'funnel_window_interval',
+  'funnel_window_interval_unit',
+  'funnel_from_step',
+  'funnel_to_step',
+  'exclusions',
+  'aggregation_group_type_index',
+];
+
+/** One form-encoded `key=value` pair (objects as JSON). */
+function pair(key: string, value: unknown): string {
+  return new URLSearchParams([[key, typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)]]).toString();
+}
+
+/** A persons URL: the request's funnel filter with the given parameters set over it. */
+export function personsUrl(path: string, input: RawInput, extra: Record<string, unknown>): string {
+  const pairs = FILTER_KEYS.filter((key) => input[key] !== undefined && input[key] !== null && !(key in extra)).map((key) => pair(key, input[key]));
+  for (const [key, value] of Object.entries(extra)) pairs.push(pair(key, value));
+  return `${path}?${pairs.join('&')}`;
+}
+
+/** The bucket as a step shows it (`breakdown`) and as its persons URLs select it (`breakdown_value`). */
+function bucketFields(bucket: FunnelBucket): { breakdown: unknown; breakdown_value: unknown } {
+  switch (bucket.kind) {
+    case 'values':
+      return { breakdown: bucket.values, breakdown_value: bucket.values };
+    case 'group':
+      return { breakdown: bucket.value, breakdown_value: bucket.value };
+    case 'cohort':
+      return { breakdown: bucket.name, breakdown_value: bucket.cohortId };
+  }
+}
+
+function stepName(step: FunnelStepCount, unordered: boolean): { action_id: unknown; name: unknown; custom_name: unknown } {
+  if (unordered) return { action_id: null, name: `Completed ${step.index + 1} step${step.index > 0 ? 's' : ''}`, custom_name: null };
+  const id = step.entity.type === 'actions' ? Number(step.entity.id) : step.entity.id;
+  return { action_id: id, name: step.entity.type === 'actions' ? step.entity.name : id, custom_name: step.entity.customName };
+}
+
+function legacySteps(series: FunnelStepsSeries, unordered: boolean, path: string, input: RawInput): object[] {
+  const breakdown = series.bucket ? bucketFields(series.bucket) : null;
+  const select = breakdown ? { funnel_step_breakdown: breakdown.breakdown_value } : {};
+  return series.steps.map((step) => ({
+    ...stepName(step, unordered),
+    order: step.index,
+    people: [],
+    count: step.count,
+    type: step.entity.type,
+    average_conversion_time: step.averageConversionTime,
+    median_conversion_time: step.medianConversionTime,
+    ...(breakdown ?? {}),
+    converted_people_url: personsUrl(path, input, { ...select, funnel_step: step.index + 1 }),
+    // Everyone at the first step converted into the funnel: nobody dropped off before it.
+    dropped_people_url: step.index > 0 ? personsUrl(path, input, { ...select, funnel_step: -(step.index + 1) }) : null,
+  }));
+}
+
+function legacyTrend(series: FunnelTrendsSeries, interval: Extract<FunnelResult, { kind: 'trends' }>['interval']): object {
+  const item: Record<string, unknown> = {
+    count: series.points.length,
+    data: series.points.map((point) => point.conversionRate),
+    days: series.points.map((point) => formatDay(point.periodStart, interval)),
+    // PostHog's funnel trends label every interval by its day.
+    labels: series.points.map((point) => formatLabel(point.periodStart, 'day')),
+  };
+  if (series.bucket) item.breakdown_value = series.bucket.kind === 'cohort' ? series.bucket.name : bucketFields(series.bucket).breakdown_value;
+  return item;
+}
+
+export function legacyFunnelResult(projectId: number, input: RawInput, result: FunnelResult): unknown {
+  const path = `/api/projects/${projectId}/persons/funnel/`;
+  switch (result.kind) {
+    case 'steps': {
+      const unordered = result.orderType === 'unordered';
+      const lists = result.series.map((series) => legacySteps(series, unordered, path, input));
+      return result.series.length === 1 && result.series[0]!.bucket === null ? lists[0] : lists;
+    }
+    case 'trends':
+      return result.series.map((series) => legacyTrend(series, result.interval));
+    case 'time_to_convert':
+      return { bins: result.bins, average_conversion_time: result.averageConversionTime };
+  }
+}
