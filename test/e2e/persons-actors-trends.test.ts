@@ -127,6 +127,9 @@ describe('persons analysis: trends actors', () => {
     assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], ...range }, personCount), 5);
     assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'monthly_active' }], ...range }, personCount), 5);
     assert.equal(await assertPointsCount({ ...PAGEVIEWS, date_from: '2019-12-29', date_to: '2020-01-11', interval: 'week' }, eventCount), 2);
+    // The range ends inside its last week (and month): that point's persons stop where the range does.
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, date_from: '2019-12-29', date_to: '2020-01-03', interval: 'week' }, eventCount), 1);
+    assert.equal(await assertPointsCount({ ...PAGEVIEWS, date_from: '2020-01-01', date_to: '2020-01-03', interval: 'month' }, eventCount), 1);
     assert.equal(
       await assertPointsCount({ ...PAGEVIEWS, date_from: '2020-01-01T09:00:00Z', date_to: '2020-01-01T12:00:00Z', interval: 'hour' }, eventCount),
       4,

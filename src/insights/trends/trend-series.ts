@@ -1,4 +1,4 @@
-import type { DateTime } from 'luxon';
+import { DateTime } from 'luxon';
 import { randomBase62 } from '../../util/random.js';
 import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
@@ -113,7 +113,8 @@ export function timeSeriesItems(
   const urls = new PersonsUrls(context.projectId, filterJson, randomBase62(8));
   const bucketDates = range.buckets.map((bucket) => ({
     date_from: pythonIsoformat(cumulative && context.filterDateFrom ? context.filterDateFrom : bucket),
-    date_to: pythonIsoformat(bucketEnd(bucket, range.interval)),
+    // A range that ends inside its last week or month ends that point's persons there too.
+    date_to: pythonIsoformat(DateTime.min(bucketEnd(bucket, range.interval), range.to)),
   }));
 
   const build = (data: number[], breakdownValue: string | number | null): SeriesItem => {
