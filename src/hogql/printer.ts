@@ -177,7 +177,7 @@ class Printer {
       query.arrayJoinOp && query.arrayJoinList ? `${query.arrayJoinOp} ${query.arrayJoinList.map((expr) => this.print(expr, scope)).join(', ')}` : null;
     const prewhere = query.prewhere ? `PREWHERE ${this.print(query.prewhere, scope)}` : null;
     const where = query.where ? `WHERE ${this.print(query.where, scope)}` : null;
-    const groupBy = query.groupBy ? `GROUP BY ${query.groupBy.map((expr) => this.print(expr, scope)).join(', ')}` : null;
+    const groupBy = query.groupBy ? `GROUP BY ${query.groupBy.map((expr) => this.printPositional(expr, scope)).join(', ')}` : null;
     const having = query.having ? `HAVING ${this.print(query.having, scope)}` : null;
     const window = query.windowExprs
       ? `WINDOW ${Object.entries(query.windowExprs)
@@ -297,7 +297,13 @@ class Printer {
   }
 
   private printOrder(order: OrderExpr, scope: Scope): string {
-    return `${this.print(order.expr, scope)} ${order.order}`;
+    return `${this.printPositional(order.expr, scope)} ${order.order}`;
+  }
+
+  /** `ORDER BY 2` and `GROUP BY 1` name columns by position: such an integer prints as itself, not as a bound value. */
+  private printPositional(expr: Expr, scope: Scope): string {
+    if (expr.kind === 'Constant' && typeof expr.value === 'number' && Number.isSafeInteger(expr.value) && expr.value > 0) return String(expr.value);
+    return this.print(expr, scope);
   }
 
   private printWindow(window: WindowExpr, scope: Scope): string {
