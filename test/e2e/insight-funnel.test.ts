@@ -253,6 +253,7 @@ describe('insights: funnel', () => {
       ev('sign up', 'g_person2', '2022-08-01T11:00:00', { $groups: { company: 'acme' } }),
       ev('play movie', 'g_person2', '2022-08-01T12:00:00', { $groups: { company: 'acme' } }),
       ev('sign up', 'g_person3', '2022-08-01T12:00:00', { $groups: { company: 'globex' } }),
+      ev('$groupidentify', 'g_person1', '2022-08-01T09:00:00', { $group_type: 'company', $group_key: 'acme', $group_set: { industry: 'tech' } }),
     );
     // F18 (May 2021): funnel trends, seven persons over a week.
     const trend = (id: string, events: Array<[string, string]>) => events.map(([event, time]) => ev(event, id, time));
@@ -549,6 +550,17 @@ describe('insights: funnel', () => {
     assert.deepEqual([limited[0][1].average_conversion_time, limited[0][2].average_conversion_time], [3600, 7200]);
     assert.deepEqual(await stepPeople(limited[0], 0), ['b_person5', 'b_person4', 'b_person1']);
     for (const list of limited) await assertStepActors(list);
+    // Funnel trends break down into one series per top value, by value.
+    const trends = await result({ ...funnel, funnel_viz_type: 'trends', interval: 'day' });
+    assert.deepEqual(
+      trends.map((series: any) => [series.breakdown_value, series.data]),
+      [
+        [['Chrome'], [100, 0, 0, 0, 0, 0, 0, 0]],
+        [['Safari'], [0, 0, 0, 0, 0, 0, 0, 0]],
+        [['another one'], [0, 0, 0, 0, 0, 0, 0, 0]],
+        [['random'], [0, 0, 0, 0, 0, 0, 0, 0]],
+      ],
+    );
   });
 
   test('F17: person, multi-property and cohort breakdowns', async () => {
@@ -651,6 +663,16 @@ describe('insights: funnel', () => {
     const funnel = funnelOf(steps('sign up', 'play movie'), '2022-08-01', '2022-08-07', { aggregation_group_type_index: 0 });
     assert.deepEqual(counts(await result(funnel)), [2, 1]);
     assert.deepEqual(counts(await result({ ...funnel, aggregation_group_type_index: undefined })), [3, 1]);
+    // A group property breakdown keeps its values as strings.
+    const byIndustry = await result({ ...funnel, aggregation_group_type_index: undefined, breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 });
+    assert.deepEqual(
+      byIndustry.map((list: any[]) => [list[0].breakdown, list[0].breakdown_value, counts(list)]),
+      [
+        ['tech', 'tech', [2, 1]],
+        ['', '', [1, 0]],
+      ],
+    );
+    for (const list of byIndustry) await assertStepActors(list);
   });
 
   test('F18: funnel trends, conversion per entrance period', async () => {
@@ -760,6 +782,13 @@ describe('insights: funnel', () => {
       [{ funnel_window_interval_unit: 'year' }, 'funnel_window_interval_unit'],
       [{ funnel_window_days: 0 }, 'funnel_window_days'],
       [{ funnel_window_interval: 'x' }, 'funnel_window_interval'],
+      [{ funnel_window_interval: 99_999_999_999, funnel_window_interval_unit: 'month' }, 'funnel_window_interval'],
+      [{ funnel_window_days: '1000000000000' }, 'funnel_window_days'],
+      [{ events: Array.from({ length: 31 }, (_, order) => ({ id: `step ${order}`, order })) }, 'events'],
+      [{ breakdown: { a: 1 } }, 'breakdown'],
+      [{ properties: [{ key: 'id', value: 99_999, type: 'cohort' }] }, 'properties'],
+      [{ breakdown_attribution_type: 'step', breakdown_attribution_value: '1.5', breakdown: '$browser' }, 'breakdown_attribution_value'],
+      [{ funnel_viz_type: 'trends', interval: 'hour', date_from: 'all', date_to: undefined }, 'interval'],
       [{ date_from: 'last week' }, 'date_from'],
       [{ date_to: 'soon' }, 'date_to'],
       [{ interval: 'fortnight' }, 'interval'],

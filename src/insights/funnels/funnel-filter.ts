@@ -73,17 +73,25 @@ function stepIndex(value: unknown, attr: string): number | null {
   return index;
 }
 
+/** Longer windows than a century would overflow the microseconds the SQL measures them in. */
+const MAX_WINDOW_SECONDS = 100 * 366 * 86_400;
+
+function checkedWindow(seconds: number, attr: string): number {
+  if (seconds > MAX_WINDOW_SECONDS) throw new ValidationError(attr, 'The conversion window can be at most 100 years.');
+  return seconds;
+}
+
 /** `funnel_window_days` wins over `funnel_window_interval` + unit; the default is 14 days. */
 function windowSeconds(input: RawInput): number {
   const days = positiveInteger(input.funnel_window_days, 'funnel_window_days');
-  if (days !== null) return days * UNIT_SECONDS.day!;
+  if (days !== null) return checkedWindow(days * UNIT_SECONDS.day!, 'funnel_window_days');
   const amount = positiveInteger(input.funnel_window_interval, 'funnel_window_interval') ?? 14;
   const unit = absent(input.funnel_window_interval_unit) ? 'day' : textOf(input.funnel_window_interval_unit);
   const seconds = UNIT_SECONDS[unit];
   if (seconds === undefined) {
     throw new ValidationError('funnel_window_interval_unit', `Unit "${unit}" is not one of ${Object.keys(UNIT_SECONDS).join(', ')}.`);
   }
-  return amount * seconds;
+  return checkedWindow(amount * seconds, 'funnel_window_interval');
 }
 
 function orderType(value: unknown): FunnelOrderType {
