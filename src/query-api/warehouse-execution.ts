@@ -36,7 +36,7 @@ interface ClickhouseFailure {
 
 /** ClickHouse quotes the printed SQL after the message (`… In scope SELECT …`); the query's author never wrote it. */
 function withoutPrintedSql(message: string): string {
-  const scope = message.search(/:?\s*In scope /);
+  const scope = message.search(/:?\s*in scope /i);
   return (scope >= 0 ? message.slice(0, scope) : message).trim();
 }
 

@@ -35,22 +35,22 @@ const NO_PERSON = new Set(['', '00000000-0000-0000-0000-000000000000']);
 /** Where the property-filter compiler reads the query's `events` table, asking for the lazy joins it needs. */
 class EventsTableColumns implements PropertyColumns {
   readonly joins = new Set<string>();
-  readonly eventProperties = '`events`.`properties`';
-  readonly elementsChain = '`events`.`elements_chain`';
+  readonly eventProperties = '`e`.`properties`';
+  readonly elementsChain = '`e`.`elements_chain`';
 
   get personProperties(): string {
     this.joins.add('person');
-    return '`events`.`__person__properties`';
+    return '`e`.`__person__properties`';
   }
 
   get personId(): string {
     this.joins.add('pdi');
-    return '`events`.`__current_person_id`';
+    return '`e`.`__current_person_id`';
   }
 
   groupProperties(groupTypeIndex: number): string {
     this.joins.add(`group_${groupTypeIndex}`);
-    return `\`events\`.\`__group_${groupTypeIndex}__properties\``;
+    return `\`e\`.\`__group_${groupTypeIndex}__properties\``;
   }
 
   get sessionDuration(): string {
@@ -182,7 +182,8 @@ export class EventsQueryKind implements QueryKind {
       kind: 'JoinExpr',
       table: { kind: 'Field', chain: ['events'] },
       tableArgs: null,
-      alias: null,
+      // The action compiler writes its conditions on `e`, as every events query of Tally names it.
+      alias: 'e',
       joinType: null,
       constraint: null,
       nextJoin: null,
@@ -244,15 +245,15 @@ export class EventsQueryKind implements QueryKind {
   private async filterConditions(node: QueryNode, { project, path, now }: QueryRunContext, params: SqlParams): Promise<Expr[]> {
     const conditions: Expr[] = [];
     const after = optionalString(node, 'after', path) ?? DEFAULT_AFTER;
-    if (after !== 'all') conditions.push(raw(`\`events\`.timestamp > ${params.add(warehouseTime(this.date(after, project, now, `${path}.after`)), DATETIME)}`));
+    if (after !== 'all') conditions.push(raw(`\`e\`.timestamp > ${params.add(warehouseTime(this.date(after, project, now, `${path}.after`)), DATETIME)}`));
     const beforeText = optionalString(node, 'before', path);
     const before = beforeText === null ? now.plus({ milliseconds: BEFORE_MARGIN_MS }) : this.date(beforeText, project, now, `${path}.before`);
-    conditions.push(raw(`\`events\`.timestamp < ${params.add(warehouseTime(before), DATETIME)}`));
+    conditions.push(raw(`\`e\`.timestamp < ${params.add(warehouseTime(before), DATETIME)}`));
 
     const event = optionalString(node, 'event', path);
-    if (event !== null && event !== '') conditions.push(raw(`\`events\`.event = ${params.add(event, 'String')}`));
+    if (event !== null && event !== '') conditions.push(raw(`\`e\`.event = ${params.add(event, 'String')}`));
     const events = optionalStringList(node, 'events', path);
-    if (events !== null && events.length > 0) conditions.push(raw(`\`events\`.event IN ${params.add(events, 'Array(String)')}`));
+    if (events !== null && events.length > 0) conditions.push(raw(`\`e\`.event IN ${params.add(events, 'Array(String)')}`));
 
     const columns = new EventsTableColumns();
     const actionId = node.actionId;
@@ -273,7 +274,7 @@ export class EventsQueryKind implements QueryKind {
       }
       const person = await this.persons.findByKey(this.db, project.id, key);
       const distinctIds = person ? await this.persons.distinctIdsOf(this.db, person.id) : [];
-      conditions.push(raw(`\`events\`.distinct_id IN ${params.add(distinctIds, 'Array(String)')}`));
+      conditions.push(raw(`\`e\`.distinct_id IN ${params.add(distinctIds, 'Array(String)')}`));
     }
     const properties = combineAnd(
       this.properties(node, 'properties', path),
