@@ -155,7 +155,7 @@ describe('query API: EventsQuery', () => {
     });
     assert.equal((await events(server, { select: ['event'], where: ['1 +'] })).body.attr, 'query.where.0');
     assert.equal((await events(server, { select: ['event'], orderBy: ['(timestamp'] })).body.attr, 'query.orderBy.0');
-    assert.deepEqual((await events(server, { select: ['event'], orderBy: ['timestamp sideways'], limit: 1 })).body.results, [['recent']].length === 1 ? (await events(server, { select: ['event'], orderBy: ['timestamp'], limit: 1 })).body.results : []);
+    assert.deepEqual((await events(server, { select: ['event'], orderBy: ['timestamp sideways'], limit: 1 })).body.results, [['$pageview']]);
     assert.deepEqual((await runQuery(server, { kind: 'EventsQuery' })).body, {
       type: 'validation_error',
       code: 'required',

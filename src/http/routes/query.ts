@@ -12,10 +12,10 @@ const IdParams = Type.Object({ project_id: Type.String(), id: Type.String({ desc
 const QueryBody = Type.Object(
   {
     query: Type.Optional(
-      Type.Object(
-        { kind: Type.Optional(Type.Unknown({ description: 'HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, or a wrapper (InsightVizNode, DataTableNode, DataVisualizationNode) with a source' })) },
-        { additionalProperties: true, description: 'The query node' },
-      ),
+      Type.Unknown({
+        description:
+          'The query node, an object with a kind: HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, or a wrapper (InsightVizNode, DataTableNode, DataVisualizationNode) with a source',
+      }),
     ),
     refresh: Type.Optional(
       Type.Unknown({ description: 'blocking, force_blocking, async, force_async, lazy_async, force_cache, true or false; every mode computes before answering' }),
