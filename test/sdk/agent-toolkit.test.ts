@@ -121,4 +121,20 @@ describe('@posthog/agent-toolkit', () => {
     await call(toolkit, tools, 'dashboard-delete', { dashboardId: dashboard.id });
     assert.deepEqual(await call(toolkit, tools, 'dashboards-get-all'), []);
   });
+
+  test('query-run answers a HogQL query and a trend through /query/', async () => {
+    const rows = await call(toolkit, tools, 'query-run', {
+      query: { kind: 'DataVisualizationNode', source: { kind: 'HogQLQuery', query: 'select event, count() from events group by event order by event' } },
+    });
+    assert.deepEqual(rows, [
+      ['$pageview', 2],
+      ['signed up', 1],
+    ]);
+    const series = await call(toolkit, tools, 'query-run', {
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'total' }], dateRange: { date_from: '-7d' } } },
+    });
+    assert.equal(series.length, 1);
+    assert.equal(series[0].label, '$pageview');
+    assert.equal(series[0].count, 2);
+  });
 });
