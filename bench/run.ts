@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { printTable, writeResults, type Measurement } from './report.js';
 import { captureSuite } from './suites/capture.js';
+import { hogqlSuite } from './suites/hogql.js';
 import { personsSuite } from './suites/persons.js';
 import type { SuiteOptions } from './suites/suite.js';
 import { trendsSuite } from './suites/trends.js';
@@ -10,6 +11,7 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<Measurement[]>> 
   capture: captureSuite,
   trends: trendsSuite,
   persons: personsSuite,
+  hogql: hogqlSuite,
 };
 
 const { values, positionals } = parseArgs({
