@@ -364,6 +364,15 @@ class Printer {
     return values[name]!;
   }
 
+  /** Whether an (already printed) expression is text: a string literal, a property read, or a call that makes text. */
+  private isText(expr: Expr): boolean {
+    if (expr.kind === 'Constant') return typeof expr.value === 'string';
+    if (expr.kind === 'Field') return this.nullable.get(expr) === true;
+    if (expr.kind === 'ArrayAccess' || expr.kind === 'TupleAccess') return true;
+    if (expr.kind === 'Call') return ['toString', 'concat', 'substring', 'lower', 'upper', 'replaceAll', 'replaceRegexpAll', 'JSONExtractString', 'JSONExtractRaw'].includes(expr.name);
+    return expr.kind === 'Placeholder';
+  }
+
   private isNullable(expr: Expr): boolean {
     switch (expr.kind) {
       case 'Constant':
@@ -590,10 +599,12 @@ class Printer {
     let printedArgs = args.map((arg) => this.print(arg, scope));
     if (expr.name.toLowerCase() === 'concat') printedArgs = printedArgs.map((arg) => `ifNull(toString(${arg}), '')`);
     if (def.castTo) printedArgs.push(`'${def.castTo}'`);
-    if (def.suffix === 'precision-timezone') {
-      if (def.clickhouse === 'parseDateTime64BestEffortOrNull') printedArgs = [`toString(${printedArgs[0]})`, '6', this.timezone];
-      else printedArgs.push('6', this.timezone);
+    // Text is parsed leniently (garbage is NULL); times and numbers are converted as they are.
+    if (def.clickhouse === 'parseDateTime64BestEffortOrNull') {
+      return this.isText(args[0]!) ? `parseDateTime64BestEffortOrNull(${printedArgs[0]}, 6, ${this.timezone})` : `toDateTime64(${printedArgs[0]}, 6, ${this.timezone})`;
     }
+    if (def.clickhouse === 'toDateOrNull' && !this.isText(args[0]!)) return `toDate(${printedArgs[0]})`;
+    if (def.suffix === 'precision-timezone') printedArgs.push('6', this.timezone);
     const params = expr.params !== null ? `(${expr.params.map((param) => this.print(param, scope)).join(', ')})` : '';
     const filter = expr.filterExpr ? ` FILTER (WHERE ${this.print(expr.filterExpr, scope)})` : '';
     return `${def.clickhouse}${params}(${expr.distinct ? 'DISTINCT ' : ''}${printedArgs.join(', ')})${filter}`;

@@ -158,6 +158,8 @@ describe('query API: HogQLQuery', () => {
       "select null = null, null != 2, 1 < null, concat('a', null, 1), toInt('x'), toInt('12'), toFloat('1.5'), null ?? 'fallback', toDateTime('2024-01-02 03:04:05'), toDate('2024-01-02')",
     );
     assert.deepEqual(body.results, [[1, 1, 0, 'a1', null, 12, 1.5, 'fallback', '2024-01-02T03:04:05Z', '2024-01-02']]);
+    const times = await hogql(server, "select toDateTime(timestamp), toDate(timestamp), toDateTime('garbage') from events where event = 'signed up'");
+    assert.deepEqual(times.body.results, [['2024-03-03T10:00:00Z', '2024-03-03', null]]);
     assert.deepEqual(
       body.types.map((pair: string[]) => pair[1]),
       ['UInt8', 'UInt8', 'UInt8', 'String', 'Nullable(Int64)', 'Nullable(Int64)', 'Nullable(Float64)', 'String', "Nullable(DateTime64(6, 'UTC'))", 'Nullable(Date)'],
@@ -225,9 +227,14 @@ describe('query API: HogQLQuery', () => {
     assert.deepEqual(legal.body.results, [[301]]);
   });
 
-  test('a query over the time limit answers 504 within seconds, and the next query runs', async () => {
+  test('a query over the time limit answers 504 within seconds, the server answers meanwhile, and the next query runs', async () => {
     const started = Date.now();
-    const { status, body } = await hogql(server, 'select count() from numbers(100000000000) where sipHash64(number) % 7 = 3');
+    const slow = hogql(server, 'select count() from numbers(100000000000) where sipHash64(number) % 7 = 3');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const health = await server.get('/_health');
+    assert.deepEqual([health.status, health.body], [200, { status: 'ok' }]);
+    assert.ok(Date.now() - started < 1500, 'the server answered while the query ran');
+    const { status, body } = await slow;
     assert.equal(status, 504);
     assert.deepEqual(body, {
       type: 'server_error',

@@ -145,10 +145,16 @@ describe('HogQL printer: exact SQL', () => {
     assert.equal(
       sql,
       "SELECT accurateCastOrNull({p_0:String}, 'Int64') AS `_hogql_col_0`, accurateCastOrNull({p_1:String}, 'Float64') AS `_hogql_col_1`, " +
-        'parseDateTime64BestEffortOrNull(toString({p_2:String}), 6, {p_3:String}) AS `_hogql_col_2`, now64(6, {p_3:String}) AS `_hogql_col_3`, ' +
+        'parseDateTime64BestEffortOrNull({p_2:String}, 6, {p_3:String}) AS `_hogql_col_2`, now64(6, {p_3:String}) AS `_hogql_col_3`, ' +
         `count() AS \`_hogql_col_4\` FROM ${EVENTS} AS \`events\``,
     );
     assert.equal(params.p_3, 'Europe/Berlin');
+    const { sql: times } = printed('select toDateTime(timestamp), toDate(timestamp), toDate(properties.day) from events');
+    assert.equal(
+      times,
+      'SELECT toDateTime64(`events`.`timestamp`, 6, {p_0:String}) AS `_hogql_col_0`, toDate(`events`.`timestamp`) AS `_hogql_col_1`, ' +
+        `toDateOrNull(${property('`events`.`properties`', '{p_1:String}')}) AS \`_hogql_col_2\` FROM ${EVENTS} AS \`events\``,
+    );
   });
 
   test('placeholders are bound values; lists become one array parameter', () => {
