@@ -104,19 +104,14 @@ const COMPARISON_PUNCT: Record<string, CompareOp> = {
 };
 
 function describe(token: Token): string {
-  if (token.type === 'eof') return '<EOF>';
-  if (token.type === 'string') return `'${token.value}'`;
-  return `'${token.value}'`;
+  return token.type === 'eof' ? '<EOF>' : `'${token.value}'`;
 }
 
 class Parser {
   private position = 0;
   private depth = 0;
 
-  constructor(
-    private readonly tokens: Token[],
-    private readonly text: string,
-  ) {}
+  constructor(private readonly tokens: Token[]) {}
 
   // ---- token helpers
 
@@ -1193,7 +1188,7 @@ class Parser {
 }
 
 function guarded<T>(text: string, run: (parser: Parser) => T): T {
-  const parser = new Parser(tokenize(text), text);
+  const parser = new Parser(tokenize(text));
   try {
     return run(parser);
   } catch (error) {
@@ -1227,14 +1222,14 @@ export function parseExpr(text: string): Expr {
 export function parseOrderExpr(text: string): OrderExpr {
   const tokens = tokenize(text);
   try {
-    return new Parser(tokens, text).parseOrderExpr();
+    return new Parser(tokens).parseOrderExpr();
   } catch (error) {
     if (!(error instanceof HogQLSyntaxError)) throw error;
     // An incomplete tail (`timestamp +`) is dropped: the longest complete item before it counts.
     for (let end = tokens.findIndex((token) => token.start >= (error.start ?? 0)); end > 0; end--) {
       const head = [...tokens.slice(0, end), { ...tokens[tokens.length - 1]!, start: tokens[end]!.start, end: tokens[end]!.start }];
       try {
-        return new Parser(head, text).parseOrderExpr();
+        return new Parser(head).parseOrderExpr();
       } catch {
         if (tokens.length - end > 2) break;
       }
@@ -1243,4 +1238,3 @@ export function parseOrderExpr(text: string): OrderExpr {
   }
 }
 
-export type { Field };
