@@ -5,7 +5,6 @@ import type {
   Constant,
   CTE,
   Expr,
-  Field,
   JoinConstraint,
   JoinExpr,
   LimitBy,
