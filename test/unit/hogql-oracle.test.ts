@@ -36,6 +36,11 @@ const EXPRESSIONS = [
   "count() filter (where event = '$pageview')",
   "trim(both ' ' from name)", "trim(leading 'x' from name)", "trim(trailing 'x' from name)",
   'a -- comment', 'a /* comment */ + b', 'f(a)(b)', 'a.b.c()',
+  // PostHog's parser tests
+  '1.2', '-1.1', '0', '0.0', '1e-18', '2.34e+20', 'TRUE', '1 ?? 2', 'a?.1', "a?.b?.['c']", '1 > 2 ? 1 : 2',
+  '[1, avg()]', '[1,]', '[1, avg(),]', "properties['value']", "properties[(select 'value')]", '[1,2,3][1]',
+  '(1, avg())', '(1, avg(),)', '(x, y) -> x * y', 'x, y -> x * y', '(x) -> x * y', 'x -> x * y',
+  'arrayMap(x -> x * 2)', 'arrayMap((x) -> x * 2)', 'arrayMap((x, y) -> x * y)', 'asd.asd(123)', "asd['asd'](123)", '(x -> x * 2)(3)',
 ];
 
 const SELECTS = [
@@ -73,6 +78,15 @@ const SELECTS = [
   'select distinct_id, argMax(event, timestamp) as last_event from events group by distinct_id',
   'select uniq(person_id) as users, toStartOfWeek(timestamp) as week from events group by week order by week',
   'select quantile(0.5)(toFloat(properties.$duration)) from events',
+  // PostHog's parser tests
+  'select 1 from events as e', 'select 1 from complex.table', 'select 1 from complex.table as a', 'select 1 from complex.table a',
+  'select 1 from (select 1 from events)', 'select 1 from (select 1 from events) as sq',
+  'select 1 from events JOIN events2 ON 1', 'select * from events LEFT OUTER JOIN events2 ON 1',
+  'select 1 from events LEFT OUTER JOIN events2 ON 1 ANY RIGHT JOIN events3 ON 2', 'select 1 from events JOIN events2 USING 1',
+  'select 1 from numbers(10) JOIN events ON 1', 'select 1 from numbers(10) CROSS JOIN events',
+  'SELECT event, timestamp, e.distinct_id, p.id, p.properties.email FROM events e LEFT JOIN person_distinct_id pdi ON pdi.distinct_id = e.distinct_id LEFT JOIN persons p ON p.id = pdi.person_id',
+  'select 1 from events CROSS JOIN events2 CROSS JOIN events3', 'select 1 from events, events2 CROSS JOIN events3',
+  'select 1 from {placeholder}',
 ];
 
 const ERRORS = ['select', 'select 1 from', 'timestamp', 'select (1', 'select 1)', 'select 1 2', 'a b', '1 +', '(', 'select * from events where'];
