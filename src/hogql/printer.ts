@@ -33,6 +33,29 @@ export interface PrintOptions {
   timezone: string;
   /** Values of `{name}` placeholders; null when the request sent none. */
   values: Record<string, PlaceholderValue> | null;
+  /**
+   * Membership conditions of the cohorts `IN COHORT` names, by id, each reading the person as
+   * `COHORT_PERSON`; absent when the query is only checked, not run.
+   */
+  cohorts?: ReadonlyMap<number, string>;
+}
+
+/** Where a cohort's membership condition reads the person id, replaced by the printed left side of `IN COHORT`. */
+export const COHORT_PERSON = '__hogql_cohort_person__';
+
+/** The cohort ids a query's `IN COHORT`s name, so their conditions can be compiled before printing. */
+export function cohortIds(node: unknown, found: Set<number> = new Set()): Set<number> {
+  if (Array.isArray(node)) {
+    for (const item of node) cohortIds(item, found);
+  } else if (typeof node === 'object' && node !== null) {
+    const record = node as Record<string, unknown>;
+    if (record.kind === 'CompareOperation' && (record.op === 'in cohort' || record.op === 'not in cohort')) {
+      const right = record.right as Expr;
+      if (right.kind === 'Constant' && typeof right.value === 'number' && Number.isSafeInteger(right.value)) found.add(right.value);
+    }
+    for (const value of Object.values(record)) if (typeof value === 'object') cohortIds(value, found);
+  }
+  return found;
 }
 
 export interface PrintedSelect {
@@ -531,7 +554,7 @@ class Printer {
 
   private printComparison(expr: CompareOperation, scope: Scope): string {
     const { op } = expr;
-    if (op === 'in cohort' || op === 'not in cohort') throw new HogQLQueryError('IN COHORT is not supported in Tally\'s HogQL: filter on cohorts with the query\'s property filters');
+    if (op === 'in cohort' || op === 'not in cohort') return this.printCohortMembership(expr, scope);
     const leftIsNull = expr.left.kind === 'Constant' && expr.left.value === null;
     const rightIsNull = expr.right.kind === 'Constant' && expr.right.value === null;
     if ((op === '==' || op === '!=') && (leftIsNull || rightIsNull)) {
@@ -582,6 +605,21 @@ class Printer {
         return strict(`not(match(${left}, concat('(?i)', ${right})))`, '1');
     }
     throw new HogQLQueryError(`Unsupported comparison ${op}`);
+  }
+
+  /** `person_id IN COHORT 3`: the cohort's membership condition on the left side. */
+  private printCohortMembership(expr: CompareOperation, scope: Scope): string {
+    const { right } = expr;
+    if (right.kind !== 'Constant' || typeof right.value !== 'number' || !Number.isSafeInteger(right.value)) {
+      throw new HogQLQueryError('IN COHORT takes the integer id of a cohort');
+    }
+    const left = this.print(expr.left, scope);
+    const cohorts = this.options.cohorts;
+    if (cohorts === undefined) return '0';
+    const condition = cohorts.get(right.value);
+    if (condition === undefined) throw new HogQLQueryError(`Cohort ${right.value} does not exist.`);
+    const member = `(${condition.replaceAll(COHORT_PERSON, left)})`;
+    return expr.op === 'in cohort' ? member : `not(${member})`;
   }
 
   private printCall(expr: Call, scope: Scope): string {

@@ -24,7 +24,7 @@ export interface QueryApiDependencies {
 export function queryKinds(dependencies: QueryApiDependencies): Record<string, QueryKind> {
   const limits = { timeoutSeconds: dependencies.timeoutSeconds };
   return {
-    HogQLQuery: new HogQLQueryKind(dependencies.warehouse, limits),
+    HogQLQuery: new HogQLQueryKind(dependencies.warehouse, limits, dependencies.resolvers.cohorts),
     EventsQuery: new EventsQueryKind(dependencies.warehouse, limits, dependencies.db, new PersonRepository(), dependencies.resolvers),
     HogQLMetadata: new HogQLMetadataKind(),
     TrendsQuery: new TrendsQueryKind(dependencies.trends, dependencies.warehouse),

@@ -111,6 +111,19 @@ describe('query API: HogQLQuery', () => {
     assert.equal(union.body.hasMore, null);
   });
 
+  test('IN COHORT: the members of the project\'s cohort', async () => {
+    const cohort = await server.bodyOf('POST', '/api/projects/1/cohorts/', 201, {
+      body: { name: 'Ada', filters: { properties: { type: 'AND', values: [{ key: 'email', value: 'ada@example.com', operator: 'exact', type: 'person' }] } } },
+    });
+    const { body } = await hogql(server, `select countIf(person_id in cohort ${cohort.id}), countIf(person_id not in cohort ${cohort.id}) from events`);
+    assert.deepEqual(body.results, [[3, 2]]);
+    assert.deepEqual((await hogql(server, 'select 1 from events where person_id in cohort 999999')).body, queryError('Cohort 999999 does not exist.'));
+    const foreign = await server.bodyOf('POST', `/api/projects/${foreignId}/cohorts/`, 201, {
+      body: { name: 'Foreign', filters: { properties: { type: 'AND', values: [{ key: 'email', operator: 'is_set', type: 'person' }] } } },
+    });
+    assert.deepEqual((await hogql(server, `select 1 from events where person_id in cohort ${foreign.id}`)).body, queryError(`Cohort ${foreign.id} does not exist.`));
+  });
+
   test('values: strings, numbers and lists are bound placeholders', async () => {
     const { body } = await hogql(server, 'select count() from events where distinct_id in {ids} and event = {name}', { ids: ['ada', 'bob'], name: '$pageview' });
     assert.deepEqual(body.results, [[2]]);

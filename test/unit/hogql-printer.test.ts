@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { tableSql, type LazyJoinName } from '../../src/hogql/database.js';
 import { HogQLPlaceholderError, HogQLQueryError } from '../../src/hogql/errors.js';
 import { parseSelect } from '../../src/hogql/parser.js';
-import { printSelect, type PlaceholderValue } from '../../src/hogql/printer.js';
+import { COHORT_PERSON, printSelect, type PlaceholderValue } from '../../src/hogql/printer.js';
 import { SqlParams } from '../../src/query/sql-params.js';
 
 const EVENTS = tableSql('events', new Set());
@@ -176,6 +176,29 @@ describe('HogQL printer: exact SQL', () => {
       `SELECT DISTINCT \`events\`.\`event\` AS \`e2\` FROM ${EVENTS} AS \`events\` WHERE {p_0:Int64} GROUP BY \`events\`.\`event\` HAVING greater(count(), {p_1:Int64}) ` +
         'ORDER BY `events`.`event` DESC LIMIT {p_2:Int64} BY `events`.`event` LIMIT {p_3:Int64} OFFSET {p_4:Int64}',
     );
+  });
+});
+
+describe('HogQL printer: IN COHORT', () => {
+  test('the cohort\'s membership condition, compiled beforehand, reads the left side', () => {
+    const params = new SqlParams({ team_id: 7 });
+    const cohorts = new Map([[3, `${COHORT_PERSON} IN (SELECT person_id FROM members)`]]);
+    const { sql } = printSelect(parseSelect('select count() from events where person_id in cohort 3 and person_id not in cohort 3'), {
+      params,
+      timezone: 'UTC',
+      values: null,
+      cohorts,
+    });
+    assert.equal(
+      sql,
+      `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS_WITH_PDI} AS \`events\` WHERE and((\`events\`.\`__current_person_id\` IN (SELECT person_id FROM members)), ` +
+        'not((`events`.`__current_person_id` IN (SELECT person_id FROM members))))',
+    );
+    assert.throws(
+      () => printSelect(parseSelect('select 1 from events where person_id in cohort 4'), { params, timezone: 'UTC', values: null, cohorts }),
+      /Cohort 4 does not exist\./,
+    );
+    assert.throws(() => printed("select 1 from events where person_id in cohort 'name'"), /IN COHORT takes the integer id of a cohort/);
   });
 });
 

@@ -16,6 +16,7 @@ import type { ActionSqlResolver, CohortSqlResolver } from '../../query/resolvers
 import { SqlParams } from '../../query/sql-params.js';
 import type { CatalogDb } from '../../storage/catalog/catalog.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
+import { cohortConditions } from '../cohort-conditions.js';
 import { withHogQLErrors } from '../hogql-errors.js';
 import { isObject, optionalBoolean, optionalInteger, optionalString, optionalStringList } from '../node-fields.js';
 import type { QueryKind, QueryNode, QueryResponse, QueryRunContext } from '../query-kind.js';
@@ -203,7 +204,8 @@ export class EventsQueryKind implements QueryKind {
     query.limit = { kind: 'Constant', value: limit + 1 };
     if (offset > 0) query.offset = { kind: 'Constant', value: offset };
 
-    const printed = await withHogQLErrors(`${path}.select`, `${path}.select`, () => printSelect(query, { params, timezone: project.timezone, values: null }));
+    const cohorts = await cohortConditions(query, this.resolvers.cohorts, params, `${path}.select`);
+    const printed = await withHogQLErrors(`${path}.select`, `${path}.select`, () => printSelect(query, { params, timezone: project.timezone, values: null, cohorts }));
     const executed = await executeSelect(this.warehouse, printed.sql, params.all, printed.outputAliases, this.limits, `${path}.select`);
     const rows = executed.rows.slice(0, limit).map((row) =>
       row.map((value, index) => {

@@ -3,6 +3,8 @@ import type { Expr, SelectQuery, SelectSetQuery } from '../../hogql/ast.js';
 import { printHogQL } from '../../hogql/hogql-text.js';
 import { parseSelect } from '../../hogql/parser.js';
 import { printSelect, type PlaceholderValue } from '../../hogql/printer.js';
+import type { CohortSqlResolver } from '../../query/resolvers.js';
+import { cohortConditions } from '../cohort-conditions.js';
 import { SqlParams } from '../../query/sql-params.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { withHogQLErrors } from '../hogql-errors.js';
@@ -77,6 +79,7 @@ export class HogQLQueryKind implements QueryKind {
   constructor(
     private readonly warehouse: Warehouse,
     private readonly limits: ExecutionLimits,
+    private readonly cohorts: CohortSqlResolver,
   ) {}
 
   async run(node: QueryNode, { project, path }: QueryRunContext): Promise<QueryResponse> {
@@ -84,8 +87,9 @@ export class HogQLQueryKind implements QueryKind {
     const values = placeholderValues(node.values, `${path}.values`);
     const attr = `${path}.query`;
     const params = new SqlParams({ team_id: project.id });
+    const parsedQuery = await withHogQLErrors(attr, `${path}.values`, () => parseSelect(text));
+    const cohorts = await cohortConditions(parsedQuery, this.cohorts, params, attr);
     const { parsed, pagination, printed } = await withHogQLErrors(attr, `${path}.values`, () => {
-      const parsedQuery = parseSelect(text);
       const hogql = printHogQL(parsedQuery);
       let paging: Pagination | null;
       try {
@@ -94,7 +98,7 @@ export class HogQLQueryKind implements QueryKind {
         if (error instanceof ValidationError) throw new ValidationError(attr, error.detail, 'hogql_query_error');
         throw error;
       }
-      return { parsed: hogql, pagination: paging, printed: printSelect(parsedQuery, { params, timezone: project.timezone, values }) };
+      return { parsed: hogql, pagination: paging, printed: printSelect(parsedQuery, { params, timezone: project.timezone, values, cohorts }) };
     });
     const executed = await executeSelect(this.warehouse, printed.sql, params.all, printed.outputAliases, this.limits, attr);
     let rows = executed.rows;
