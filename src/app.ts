@@ -20,12 +20,16 @@ import { personalApiKeyRoutes } from './http/routes/personal-api-keys.js';
 import { userRoutes } from './http/routes/users.js';
 import { organizationRoutes } from './http/routes/organizations.js';
 import { trendRoutes } from './http/routes/trends.js';
+import { funnelInsightRoutes } from './http/routes/funnel-insights.js';
+import { retentionInsightRoutes } from './http/routes/retention-insights.js';
+import { pathInsightRoutes } from './http/routes/path-insights.js';
 import { savedInsightRoutes } from './http/routes/saved-insights.js';
 import { dashboardRoutes } from './http/routes/dashboards.js';
 import { annotationRoutes } from './http/routes/annotations.js';
 import { propertyDefinitionRoutes } from './http/routes/property-definitions.js';
 import { eventRoutes } from './http/routes/events.js';
 import { groupRoutes } from './http/routes/groups.js';
+import { queryRoutes } from './http/routes/query.js';
 
 /** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -77,6 +81,9 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     api.addHook('preHandler', () => context.ingestion.catchUp());
     await projectRoutes(api, context);
     await trendRoutes(api, context);
+    await funnelInsightRoutes(api, context);
+    await retentionInsightRoutes(api, context);
+    await pathInsightRoutes(api, context);
     await savedInsightRoutes(api, context);
     await dashboardRoutes(api, context);
     await annotationRoutes(api, context);
@@ -89,6 +96,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     await ingestionWarningRoutes(api, context);
     await eventRoutes(api, context);
     await groupRoutes(api, context);
+    await queryRoutes(api, context);
     await personalApiKeyRoutes(api, context);
     await userRoutes(api, context);
     await organizationRoutes(api, context);

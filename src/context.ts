@@ -30,6 +30,12 @@ import { ProjectService } from './projects/project-service.js';
 import type { Catalog } from './storage/catalog/catalog.js';
 import type { Warehouse } from './storage/warehouse/warehouse.js';
 import { TrendService } from './insights/trends/trend-service.js';
+import { FunnelRunner } from './insights/funnels/funnel-runner.js';
+import { CorrelationRunner } from './insights/funnels/correlation-runner.js';
+import { LifecycleRunner } from './insights/lifecycle/lifecycle-runner.js';
+import { StickinessRunner } from './insights/stickiness/stickiness-runner.js';
+import { RetentionRunner } from './insights/retention/retention-runner.js';
+import { PathRunner } from './insights/paths/path-runner.js';
 import { createPersonsApi, type PersonsApi } from './persons/persons-api.js';
 import { ActionRepository } from './actions/action-repository.js';
 import { ActionService } from './actions/action-service.js';
@@ -46,6 +52,8 @@ import { EventListService } from './events/event-list-service.js';
 import { EventRepository } from './events/event-repository.js';
 import { GroupRepository } from './groups/group-repository.js';
 import { GroupService } from './groups/group-service.js';
+import { createQueryApi } from './query-api/query-api-factory.js';
+import type { QueryApi } from './query-api/query-api.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -81,6 +89,18 @@ export interface AppContext {
   remoteConfig: RemoteConfigService;
   sdkBundles: SdkBundles;
   trends: TrendService;
+  /** Legacy funnels (steps, trends, time to convert), the runner behind /insights/funnel/. */
+  funnels: FunnelRunner;
+  /** Funnel correlation, the runner behind /insights/funnel/correlation/. */
+  funnelCorrelation: CorrelationRunner;
+  /** Legacy lifecycle, served by /insights/trend/ with insight=LIFECYCLE. */
+  lifecycle: LifecycleRunner;
+  /** Legacy stickiness, served by /insights/trend/ with insight=STICKINESS. */
+  stickiness: StickinessRunner;
+  /** Legacy retention tables, the runner behind /insights/retention/. */
+  retention: RetentionRunner;
+  /** Legacy paths, the runner behind /insights/path/. */
+  paths: PathRunner;
   savedInsights: SavedInsightService;
   dashboards: DashboardService;
   annotations: AnnotationService;
@@ -93,6 +113,8 @@ export interface AppContext {
   events: EventListService;
   /** Groups and group types, as capture records them. */
   groups: GroupService;
+  /** PostHog's query API: POST /query/ with HogQL, events and insight kinds. */
+  query: QueryApi;
 }
 
 export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse, captureLog: CaptureLog): AppContext {
@@ -129,6 +151,14 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.
   const cohortSql = new CohortSqlCompiler(cohortRepository, actionRepository);
   const trends = new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
+  const funnels = new FunnelRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
+  const runners = {
+    funnels,
+    lifecycle: new LifecycleRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    stickiness: new StickinessRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    retention: new RetentionRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    paths: new PathRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+  };
   return {
     config,
     catalog,
@@ -158,7 +188,9 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     remoteConfig: new RemoteConfigService(projectRepository),
     sdkBundles: new SdkBundles(),
     trends,
-    ...createSavedInsightsApi(catalog, warehouse, trends),
+    ...runners,
+    funnelCorrelation: new CorrelationRunner(warehouse, funnels),
+    ...createSavedInsightsApi(catalog, warehouse, trends, runners),
     persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
@@ -168,5 +200,12 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
       actions: cohortSql.actions,
     }),
     groups: new GroupService(new GroupRepository(catalog.db, catalog.dialect)),
+    query: createQueryApi({
+      db: catalog.db,
+      warehouse,
+      trends,
+      resolvers: { cohorts: cohortSql, actions: cohortSql.actions },
+      timeoutSeconds: config.queryTimeoutSeconds,
+    }),
   };
 }

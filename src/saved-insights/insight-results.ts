@@ -1,11 +1,21 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
-import { parseInsightFilter, type InsightFilter } from '../insights/filter-model.js';
+import { parseInsightFilter, trendEndpointInsight, type InsightFilter } from '../insights/filter-model.js';
 import { resolvedDateRange } from '../insights/query-nodes/resolved-date-range.js';
 import { trendsQueryToFilter } from '../insights/query-nodes/trends-query.js';
 import { hasOtherBucket, runTrendsQuery } from '../insights/query-nodes/trends-query-results.js';
 import type { TrendService } from '../insights/trends/trend-service.js';
 import type { SeriesItem } from '../insights/trends/trend-series.js';
+import type { RetentionRunner } from '../insights/retention/retention-runner.js';
+import { savedRetentionResult } from '../insights/retention/retention-saved-result.js';
+import type { PathRunner } from '../insights/paths/path-runner.js';
+import { savedPathResult } from '../insights/paths/path-saved-result.js';
+import type { FunnelRunner } from '../insights/funnels/funnel-runner.js';
+import { savedFunnelResult } from '../insights/funnels/funnel-saved-result.js';
+import type { LifecycleRunner } from '../insights/lifecycle/lifecycle-runner.js';
+import { savedLifecycleResult } from '../insights/lifecycle/lifecycle-saved-result.js';
+import type { StickinessRunner } from '../insights/stickiness/stickiness-runner.js';
+import { savedStickinessResult } from '../insights/stickiness/stickiness-saved-result.js';
 import type { Project } from '../projects/project.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { textOf } from '../util/text.js';
@@ -43,16 +53,42 @@ function inFilters(error: unknown): unknown {
   return new ValidationError(error.attr === null ? 'filters' : `filters.${error.attr}`, error.detail, error.code);
 }
 
+/** The runners of the legacy kinds other than trends. */
+export interface InsightRunners {
+  retention: RetentionRunner;
+  paths: PathRunner;
+  funnels: FunnelRunner;
+  lifecycle: LifecycleRunner;
+  stickiness: StickinessRunner;
+}
+
 /**
  * Computes saved insights: legacy trend filters through the trend endpoint's runner, and
  * TrendsQuery nodes translated to the same filter, so the numbers are those of
- * `/insights/trend/`. Other kinds are refused until Tally has runners for them.
+ * `/insights/trend/`; legacy retention, paths and funnels filters through their endpoints' runners, and
+ * lifecycle and stickiness through the trend endpoint's. Other kinds are refused until Tally has runners for them.
  */
 export class InsightResults {
   constructor(
     private readonly trends: TrendService,
     private readonly warehouse: Warehouse,
+    private readonly kinds: InsightRunners,
   ) {}
+
+  /** Legacy `filters` of a kind other than trends, through the runner of its endpoint; null when it has none. */
+  private computeKind(project: Project, insightType: string, filters: SavedInsight['filters'], now: DateTime): Promise<KeptResult> | null {
+    const { retention, paths, funnels, lifecycle, stickiness } = this.kinds;
+    // As the trend endpoint: stickiness and lifecycle are trend filters with their `insight` or `shown_as`.
+    if (['TRENDS', 'STICKINESS', 'LIFECYCLE'].includes(insightType)) {
+      const trendKind = trendEndpointInsight(filters);
+      if (trendKind === 'LIFECYCLE') return savedLifecycleResult(lifecycle, project, filters, now);
+      if (trendKind === 'STICKINESS') return savedStickinessResult(stickiness, project, filters, now);
+    }
+    if (insightType === 'RETENTION') return savedRetentionResult(retention, project, filters, now);
+    if (insightType === 'PATHS') return savedPathResult(paths, project, filters, now);
+    if (insightType === 'FUNNELS') return savedFunnelResult(funnels, project, filters, now);
+    return null;
+  }
 
   async compute(project: Project, insight: Pick<SavedInsight, 'query' | 'filters'>): Promise<KeptResult> {
     const now = DateTime.now();
@@ -66,6 +102,12 @@ export class InsightResults {
       filter = plan.filter;
     } else {
       const insightType = typeof insight.filters.insight === 'string' ? insight.filters.insight.toUpperCase() : 'TRENDS';
+      const kind = this.computeKind(project, insightType, insight.filters, now);
+      if (kind) {
+        return kind.catch((error: unknown) => {
+          throw inFilters(error);
+        });
+      }
       if (insightType !== 'TRENDS') cannotCompute(insightType);
       const shownAs = insight.filters.shown_as;
       if (shownAs !== undefined && shownAs !== null && shownAs !== 'Volume') cannotCompute(textOf(shownAs).toUpperCase());

@@ -6,7 +6,7 @@ import { DashboardTileRepository } from '../dashboards/dashboard-tile-repository
 import type { TrendService } from '../insights/trends/trend-service.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
-import { InsightResults } from './insight-results.js';
+import { InsightResults, type InsightRunners } from './insight-results.js';
 import { SavedInsightRepository } from './saved-insight-repository.js';
 import { SavedInsightService } from './saved-insight-service.js';
 
@@ -16,8 +16,8 @@ export interface SavedInsightsApi {
   annotations: AnnotationService;
 }
 
-/** Saved insights, dashboards and annotations share their repositories; results come from the trend runner. */
-export function createSavedInsightsApi(catalog: Catalog, warehouse: Warehouse, trends: TrendService): SavedInsightsApi {
+/** Saved insights, dashboards and annotations share their repositories; results come from the legacy endpoints' runners. */
+export function createSavedInsightsApi(catalog: Catalog, warehouse: Warehouse, trends: TrendService, runners: InsightRunners): SavedInsightsApi {
   const insightRepository = new SavedInsightRepository(catalog.db, catalog.dialect);
   const dashboardRepository = new DashboardRepository(catalog.db, catalog.dialect);
   const tiles = new DashboardTileRepository(catalog.db);
@@ -26,7 +26,7 @@ export function createSavedInsightsApi(catalog: Catalog, warehouse: Warehouse, t
     insightRepository,
     dashboardRepository,
     tiles,
-    new InsightResults(trends, warehouse),
+    new InsightResults(trends, warehouse, runners),
   );
   return {
     savedInsights,

@@ -847,9 +847,7 @@ describe('insights: funnel', () => {
     assert.equal((await server.get(`${FUNNEL}?${actorQuery(base)}`, { key: keys.secondOnly })).status, 403);
   });
 
-  // InsightResults computes FUNNELS filters through the funnel runner it is given; createSavedInsightsApi
-  // does not hand it one yet.
-  test('a saved insight of funnel filters computes the numbers of the endpoint', { todo: 'the funnel runner is not yet passed to InsightResults' }, async () => {
+  test('a saved insight of funnel filters computes the numbers of the endpoint', async () => {
     const filters = funnelOf(steps('sign up', 'play movie', 'buy'), '2022-01-01', '2022-01-08', { funnel_window_days: 7 });
     const created = await server.bodyOf('POST', '/api/projects/1/insights/', 201, { body: { name: 'Funnel', filters } });
     const computed = await server.bodyOf('GET', `/api/projects/1/insights/${created.id}/?refresh=true`);

@@ -726,9 +726,7 @@ describe('insights: paths', () => {
     }
   });
 
-  // Needs src/saved-insights/saved-insights-api.ts to hand the runners to InsightResults (context.ts builds them).
-  const wired = { todo: 'saved insights are computed once createSavedInsightsApi passes the runners to InsightResults' };
-  test('a saved insight of paths filters computes the numbers of the endpoint', wired, async () => {
+  test('a saved insight of paths filters computes the numbers of the endpoint', async () => {
     const filters = { insight: 'PATHS', include_event_types: ['custom_event'], ...MAY_WEEK };
     const created = await server.bodyOf('POST', `/api/projects/${projects.personDropoffs}/insights/`, 201, { body: { name: 'Paths', filters } });
     const computed = await server.bodyOf('GET', `/api/projects/${projects.personDropoffs}/insights/${created.id}/?refresh=true`);

@@ -771,9 +771,7 @@ describe('insights: retention', () => {
     assert.equal(malformed.status, 400);
   });
 
-  // Needs src/saved-insights/saved-insights-api.ts to hand the runners to InsightResults (context.ts builds them).
-  const wired = { todo: 'saved insights are computed once createSavedInsightsApi passes the runners to InsightResults' };
-  test('a saved insight of retention filters computes the numbers of the endpoint', wired, async () => {
+  test('a saved insight of retention filters computes the numbers of the endpoint', async () => {
     const filters = { insight: 'RETENTION', date_to: at(10, 6), period: 'Day', total_intervals: 5, target_entity: { id: '$pageview', type: 'events' } };
     const created = await server.bodyOf('POST', `/api/projects/${projects.day}/insights/`, 201, { body: { name: 'Retention', filters } });
     const computed = await server.bodyOf('GET', `/api/projects/${projects.day}/insights/${created.id}/?refresh=true`);

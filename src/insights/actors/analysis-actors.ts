@@ -6,9 +6,14 @@ import type { InsightResolvers } from '../trends/series-scope.js';
 import { TrendActorsService } from '../trends/trend-actors-service.js';
 import { StickinessActorsService } from '../stickiness/stickiness-actors-service.js';
 import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js';
+import { LifecycleRunner } from '../lifecycle/lifecycle-runner.js';
+import { StickinessRunner } from '../stickiness/stickiness-runner.js';
 import { RetentionActorsService } from '../retention/retention-actors-service.js';
+import { RetentionRunner } from '../retention/retention-runner.js';
+import { GroupActorRepository } from '../retention/group-actor-repository.js';
 import { FunnelActorsService } from '../funnels/funnel-actors-service.js';
 import { PathActorsService } from '../paths/path-actors-service.js';
+import { PathRunner } from '../paths/path-runner.js';
 import { CorrelationActorsService } from '../funnels/correlation-actors-service.js';
 
 /** Every service behind the persons analysis endpoints (`/persons/trends`, `/persons/funnel`, …). */
@@ -27,11 +32,11 @@ export function createAnalysisActors(catalogDb: CatalogDb, warehouse: Warehouse,
   const funnel = new FunnelActorsService(warehouse, hydrator, resolvers);
   return {
     trends: new TrendActorsService(warehouse, hydrator, resolvers),
-    stickiness: new StickinessActorsService(warehouse, hydrator, resolvers),
-    lifecycle: new LifecycleActorsService(warehouse, hydrator, resolvers),
-    retention: new RetentionActorsService(warehouse, hydrator, resolvers),
+    stickiness: new StickinessActorsService(new StickinessRunner(warehouse, resolvers), hydrator),
+    lifecycle: new LifecycleActorsService(new LifecycleRunner(warehouse, resolvers), hydrator),
+    retention: new RetentionActorsService(warehouse, hydrator, new RetentionRunner(warehouse, resolvers), new GroupActorRepository(catalogDb)),
     funnel,
-    path: new PathActorsService(warehouse, hydrator, resolvers, funnel),
+    path: new PathActorsService(warehouse, hydrator, new PathRunner(warehouse, resolvers)),
     correlation: new CorrelationActorsService(warehouse, hydrator, funnel),
   };
 }
