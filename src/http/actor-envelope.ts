@@ -1,44 +1,51 @@
 import type { FastifyRequest } from 'fastify';
 import type { ActorList } from '../insights/actors/actor-list.js';
 import type { ActorPage } from '../insights/actors/actor-page.js';
+import { isJsonObject } from '../util/json.js';
 
-/** The request's absolute URL. */
-function currentUrl(request: FastifyRequest): URL {
-  return new URL(request.url, `${request.protocol}://${request.host}`);
+/** The parameters an actors request pages with: `offset`/`limit`, or the correlation endpoint's own names. */
+export interface PageKeys {
+  offset: string;
+  limit: string;
 }
 
+export const PAGE_KEYS: PageKeys = { offset: 'offset', limit: 'limit' };
+
 /**
- * The next page of an actors answer: the same URL with the offset moved on by the limit. As in
- * PostHog it exists when the page came back full, and it carries only what the URL carried
- * (parameters sent in a POST body are not in it). `limitKey` is set for the endpoints whose
- * links carry the limit too.
+ * The URL of a page of this actors request: its own URL with every parameter of a POST body
+ * added (JSON-encoded where it is not text, as a query string carries it), and the page's offset
+ * and limit. A personal API key sent in the body stays out of it.
  */
-export function nextActorsUrl(
-  request: FastifyRequest,
-  page: ActorPage,
-  full: boolean,
-  keys: { offset: string; limit?: string } = { offset: 'offset' },
-): string | null {
-  if (!full) return null;
-  const url = currentUrl(request);
-  url.searchParams.set(keys.offset, String(page.offset + page.limit));
-  if (keys.limit) url.searchParams.set(keys.limit, String(page.limit));
+function pageUrl(request: FastifyRequest, offset: number, limit: number, keys: PageKeys): string {
+  const url = new URL(request.url, `${request.protocol}://${request.host}`);
+  if (isJsonObject(request.body)) {
+    for (const [key, value] of Object.entries(request.body)) {
+      if (key === 'personal_api_key' || value === undefined || value === null) continue;
+      url.searchParams.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+  }
+  url.searchParams.set(keys.offset, String(offset));
+  url.searchParams.set(keys.limit, String(limit));
   return url.toString();
 }
 
-/** persons.md §2.15: the envelope of funnel, funnel/correlation, path and trends actors. */
-export function peopleEnvelope(request: FastifyRequest, list: ActorList, next: string | null) {
+/** `next`: the following page while the query found more actors; `initial`: the first page. */
+export function actorsLinks(request: FastifyRequest, page: ActorPage, hasMore: boolean, keys: PageKeys = PAGE_KEYS) {
+  return {
+    next: hasMore ? pageUrl(request, page.offset + page.limit, page.limit, keys) : null,
+    initial: pageUrl(request, 0, page.limit, keys),
+  };
+}
+
+/** The envelope of every actors answer but retention's: the page's people, the links, persons no longer there. */
+export function peopleEnvelope(request: FastifyRequest, list: ActorList, keys: PageKeys = PAGE_KEYS) {
+  const { next, initial } = actorsLinks(request, list.page, list.hasMore, keys);
   return {
     results: [{ people: list.people, count: list.people.length }],
     next,
-    initial: currentUrl(request).toString(),
+    initial,
     missing_persons: list.missingPersons,
     is_cached: false,
     last_refresh: new Date().toISOString(),
   };
-}
-
-/** The shorter envelope of lifecycle and stickiness actors. */
-export function shortPeopleEnvelope(list: ActorList, next: string | null) {
-  return { results: [{ people: list.people, count: list.people.length }], next };
 }

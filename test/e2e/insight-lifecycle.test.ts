@@ -234,7 +234,7 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     const params = { events: PAGEVIEWS, ...RANGE };
     const returning = await actors('main', { ...params, lifecycle_type: 'returning', target_date: '2020-01-13T00:00:00Z' });
     assert.deepEqual(peopleIds(returning), ['p1']);
-    assert.deepEqual(Object.keys(returning.body).sort(), ['next', 'results']);
+    assert.deepEqual(Object.keys(returning.body).sort(), ['initial', 'is_cached', 'last_refresh', 'missing_persons', 'next', 'results']);
     const dormant13 = await actors('main', { ...params, lifecycle_type: 'dormant', target_date: '2020-01-13T00:00:00Z' });
     // Newest person first: p3 was created on 01-12, p2 on 01-09.
     assert.deepEqual(peopleIds(dormant13), ['p3', 'p2']);

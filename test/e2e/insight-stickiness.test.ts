@@ -236,7 +236,7 @@ describe('stickiness insight (/insights/trend/ with insight=STICKINESS)', () => 
       actions: [{ id: action.id, type: 'actions' }],
     });
     assert.deepEqual(peopleIds(response), ['person4', 'person1']);
-    assert.deepEqual(Object.keys(response.body).sort(), ['next', 'results']);
+    assert.deepEqual(Object.keys(response.body).sort(), ['initial', 'is_cached', 'last_refresh', 'missing_persons', 'next', 'results']);
     // Older clients name the entity entityId and type.
     const legacy = await actors('days', { stickiness_days: 3, ...WEEK, entityId: action.id, type: 'actions' });
     assert.deepEqual(peopleIds(legacy), ['person3a']);

@@ -65,7 +65,7 @@ describe('persons analysis: stickiness and lifecycle actors', () => {
     for (const [days, people] of Object.entries(expected)) {
       const response = await stickiness({ ...WATCHED, stickiness_days: days });
       assert.deepEqual(peopleIds(response), people, `stickiness_days=${days}`);
-      assert.deepEqual(Object.keys(response.body).sort(), ['next', 'results']);
+      assert.deepEqual(Object.keys(response.body).sort(), ['initial', 'is_cached', 'last_refresh', 'missing_persons', 'next', 'results']);
     }
     // Weeks: 2019-12-29 … 01-04 and 01-05 … 01-11, so s2 is in one week only, s4 in the second.
     assert.deepEqual(sortedPeopleIds(await stickiness({ ...WATCHED, interval: 'week', stickiness_days: 2 })), []);

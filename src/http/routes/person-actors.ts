@@ -5,7 +5,7 @@ import type { ActorList } from '../../insights/actors/actor-list.js';
 import { CORRELATION_PAGE_KEYS } from '../../insights/funnels/correlation-actors-service.js';
 import { mergeRequestInput, type RawInput } from '../../insights/filter-model.js';
 import type { Project } from '../../projects/project.js';
-import { nextActorsUrl, peopleEnvelope, shortPeopleEnvelope } from '../actor-envelope.js';
+import { actorsLinks, PAGE_KEYS, peopleEnvelope, type PageKeys } from '../actor-envelope.js';
 import { responseFormat, sendCsv } from '../flat-csv.js';
 import { requireProject } from '../request-context.js';
 
@@ -35,50 +35,38 @@ function register(app: FastifyInstance, methods: Array<'GET' | 'POST'>, url: str
   }
 }
 
-/** The envelope of trends, funnel, funnel/correlation and path actors; CSV lists the people. */
-function fullPageEnvelope(request: FastifyRequest, list: ActorList) {
-  return { body: peopleEnvelope(request, list, nextActorsUrl(request, list.page, list.rawCount >= list.page.limit)), csvRows: list.people };
-}
-
-/** The shorter envelope of stickiness and lifecycle, whose next page exists when this one is full of people. */
-function shortEnvelope(request: FastifyRequest, list: ActorList) {
-  return { body: shortPeopleEnvelope(list, nextActorsUrl(request, list.page, list.people.length >= list.page.limit)), csvRows: list.people };
+/** The people of an actors answer in PostHog's envelope; CSV lists them. */
+function peopleAnswer(request: FastifyRequest, list: ActorList, keys: PageKeys = PAGE_KEYS) {
+  return { body: peopleEnvelope(request, list, keys), csvRows: list.people };
 }
 
 /**
- * The persons analysis endpoints under `/api/projects/:project_id/persons`. They are static
- * paths, which the router matches before `/persons/:id`. Schemas and wiring only; the rules
- * live in src/insights.
+ * The persons analysis endpoints under `/api/projects/:project_id/persons`, GET and POST each.
+ * They are static paths, which the router matches before `/persons/:id`. Schemas and wiring
+ * only; the rules live in src/insights.
  */
 export async function personActorRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const base = '/api/projects/:project_id/persons';
   const { actors } = context;
+  const both: Array<'GET' | 'POST'> = ['GET', 'POST'];
 
-  register(app, ['GET'], `${base}/trends/`, async (request, project, input) =>
-    fullPageEnvelope(request, await actors.trends.actors(project, input)),
+  register(app, both, `${base}/trends/`, async (request, project, input) => peopleAnswer(request, await actors.trends.actors(project, input)));
+  register(app, both, `${base}/stickiness/`, async (request, project, input) =>
+    peopleAnswer(request, await actors.stickiness.actors(project, input)),
   );
-  register(app, ['GET'], `${base}/stickiness/`, async (request, project, input) =>
-    shortEnvelope(request, await actors.stickiness.actors(project, input)),
+  register(app, both, `${base}/lifecycle/`, async (request, project, input) =>
+    peopleAnswer(request, await actors.lifecycle.actors(project, input)),
   );
-  register(app, ['GET'], `${base}/retention/`, async (request, project, input) => {
+  register(app, both, `${base}/retention/`, async (request, project, input) => {
     const list = await actors.retention.actors(project, input);
-    // Retention's own envelope (persons.md §2.20): singular `result`, rows of person and appearances.
-    const next = nextActorsUrl(request, list.page, list.rawCount >= list.page.limit);
+    // Retention's own envelope: singular `result`, rows of person and appearances.
+    const { next } = actorsLinks(request, list.page, list.hasMore);
     return { body: { result: list.result, next, missing_persons: list.missingPersons }, csvRows: list.result };
   });
-  register(app, ['GET', 'POST'], `${base}/funnel/`, async (request, project, input) =>
-    fullPageEnvelope(request, await actors.funnel.actors(project, input)),
+  register(app, both, `${base}/funnel/`, async (request, project, input) => peopleAnswer(request, await actors.funnel.actors(project, input)));
+  register(app, both, `${base}/funnel/correlation/`, async (request, project, input) =>
+    // Its links move its own offset and limit parameters.
+    peopleAnswer(request, await actors.correlation.actors(project, input), CORRELATION_PAGE_KEYS),
   );
-  register(app, ['GET', 'POST'], `${base}/funnel/correlation/`, async (request, project, input) => {
-    const list = await actors.correlation.actors(project, input);
-    // Its links move its own offset and limit parameters (persons.md §2.17).
-    const next = nextActorsUrl(request, list.page, list.rawCount >= list.page.limit, CORRELATION_PAGE_KEYS);
-    return { body: peopleEnvelope(request, list, next), csvRows: list.people };
-  });
-  register(app, ['GET', 'POST'], `${base}/path/`, async (request, project, input) =>
-    fullPageEnvelope(request, await actors.path.actors(project, input)),
-  );
-  register(app, ['GET'], `${base}/lifecycle/`, async (request, project, input) =>
-    shortEnvelope(request, await actors.lifecycle.actors(project, input)),
-  );
+  register(app, both, `${base}/path/`, async (request, project, input) => peopleAnswer(request, await actors.path.actors(project, input)));
 }

@@ -10,9 +10,9 @@ export interface ActorPage {
   offset: number;
 }
 
-/** PostHog's actors default; larger pages are clamped so one request cannot hydrate the whole project. */
+/** PostHog's actors default; larger pages are clamped to 1,000 so one request cannot hydrate the whole project. */
 const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 10_000;
+const MAX_LIMIT = 1000;
 
 function count(value: unknown, attr: string): number | null {
   if (value === undefined || value === null || value === '') return null;
@@ -30,6 +30,12 @@ export function readActorPage(input: RawInput, limitKey = 'limit', offsetKey = '
   };
 }
 
+/** The page's rows and one more: whether that one comes back says whether another page follows. */
 export function limitClause(page: ActorPage, params: SqlParams): string {
-  return `LIMIT ${params.add(page.limit, 'UInt64')} OFFSET ${params.add(page.offset, 'UInt64')}`;
+  return `LIMIT ${params.add(page.limit + 1, 'UInt64')} OFFSET ${params.add(page.offset, 'UInt64')}`;
+}
+
+/** The rows of the page out of what `limitClause` read, and whether more follow. */
+export function pageRows<T>(rows: readonly T[], page: ActorPage): { rows: T[]; hasMore: boolean } {
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }

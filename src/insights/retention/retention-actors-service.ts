@@ -3,7 +3,7 @@ import type { ApiPerson } from '../../persons/person-serializer.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { combineAnd } from '../../query/property-filter-model.js';
-import { readActorPage, type ActorPage } from '../actors/actor-page.js';
+import { pageRows, readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import { projectClock } from '../actors/analysis-inputs.js';
 import { type RawInput } from '../filter-model.js';
@@ -21,7 +21,8 @@ export interface RetentionActor {
 export interface RetentionActorList {
   result: RetentionActor[];
   page: ActorPage;
-  rawCount: number;
+  /** Whether the query found actors after this page. */
+  hasMore: boolean;
   missingPersons: number;
 }
 
@@ -43,7 +44,7 @@ export class RetentionActorsService {
     const page = readActorPage(input);
     const rows = await this.runner.actorRows({ project, filter, extraProperties: withSearch(combineAnd(), input) });
     const { sql, params } = retentionActorsSql(rows, selection, page, filter.aggregationGroupTypeIndex !== null);
-    const found = await this.warehouse.query<{ actor_id: string; appearances: Array<number | string> }>(sql, params);
+    const { rows: found, hasMore } = pageRows(await this.warehouse.query<{ actor_id: string; appearances: Array<number | string> }>(sql, params), page);
     const ids = found.map((row) => row.actor_id);
     const groupType = filter.aggregationGroupTypeIndex;
     const actors: Map<string, ApiPerson | GroupActor> =
@@ -53,6 +54,6 @@ export class RetentionActorsService {
       const actor = actors.get(row.actor_id);
       if (actor) result.push({ person: actor, appearances: row.appearances.map(Number) });
     }
-    return { result, page, rawCount: found.length, missingPersons: found.length - result.length };
+    return { result, page, hasMore, missingPersons: found.length - result.length };
   }
 }
