@@ -120,7 +120,6 @@ export function resolveField(scope: Scope, chain: string[]): ResolvedField {
   }
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw new HogQLQueryError(`Ambiguous query. Found multiple sources for field: ${first}`);
-  if (scope.tables.size === 0 && scope.parent === null) unresolved(chain);
   return unresolved(chain);
 }
 

@@ -32,5 +32,5 @@ export function queryKinds(dependencies: QueryApiDependencies): Record<string, Q
 }
 
 export function createQueryApi(dependencies: QueryApiDependencies): QueryApi {
-  return new QueryApi(new QueryDispatch(queryKinds(dependencies)), new QueryStatusStore());
+  return new QueryApi(new QueryDispatch(queryKinds(dependencies)), new QueryStatusStore(), dependencies.timeoutSeconds);
 }

@@ -6,6 +6,7 @@ import type { QueryDispatch } from './dispatch.js';
 import { isObject } from './node-fields.js';
 import type { QueryResponse } from './query-kind.js';
 import type { QueryStatus, QueryStatusStore } from './query-status-store.js';
+import { withDeadline } from './warehouse-execution.js';
 
 /** PostHog's refresh modes; Tally computes every one of them before answering. */
 const REFRESH_MODES = new Set(['blocking', 'force_blocking', 'async', 'force_async', 'lazy_async', 'force_cache', 'true', 'false']);
@@ -38,6 +39,7 @@ export class QueryApi {
   constructor(
     private readonly dispatch: QueryDispatch,
     private readonly statuses: QueryStatusStore,
+    private readonly timeoutSeconds: number,
   ) {}
 
   async run(project: Project, request: QueryRequest, pathKind: string | null = null): Promise<QueryResponse> {
@@ -55,7 +57,8 @@ export class QueryApi {
     const started = new Date();
     const now = DateTime.fromJSDate(started);
     const { kind, node, path } = this.dispatch.resolve(request.query);
-    const result = await kind.run(node, { project, path, now });
+    // Kinds computed by other runners (TrendsQuery) answer within the same time limit as HogQL.
+    const result = await withDeadline(kind.run(node, { project, path, now }), this.timeoutSeconds);
     const response: QueryResponse = {
       ...result,
       is_cached: false,

@@ -90,7 +90,8 @@ function settings(limits: ExecutionLimits): string {
   ].join(', ');
 }
 
-async function withDeadline<T>(work: Promise<T>, seconds: number): Promise<T> {
+/** `work`, or a 504 once `seconds` (and a grace for the warehouse's own limit to answer first) have passed. */
+export async function withDeadline<T>(work: Promise<T>, seconds: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new QueryTimeout()), (seconds + TIMEOUT_GRACE_SECONDS) * 1000);
