@@ -15,6 +15,8 @@ export interface ColumnField {
   column: string;
   /** JSON text: `properties.x` reads into it. */
   json?: boolean;
+  /** A time, read in the project's time zone as PostHog does. */
+  datetime?: boolean;
   /** The lazy join the column comes from, added to the subquery only when read. */
   join?: LazyJoinName;
 }
@@ -45,8 +47,12 @@ export interface TableDef {
 
 const GROUP_INDEXES = [0, 1, 2, 3, 4] as const;
 
+const TIMES = new Set(['timestamp', 'created_at', 'updated_at']);
+
 function columns(names: string[], json: string[] = []): Record<string, ColumnField> {
-  return Object.fromEntries(names.map((name) => [name, { type: 'column', column: name, ...(json.includes(name) ? { json: true } : {}) }]));
+  return Object.fromEntries(
+    names.map((name) => [name, { type: 'column', column: name, ...(json.includes(name) ? { json: true } : {}), ...(TIMES.has(name) ? { datetime: true } : {}) }]),
+  );
 }
 
 /** The column of a lazily joined table's field inside the guarded subquery. */
@@ -82,7 +88,7 @@ export const TABLES: Record<TableName, TableDef> = {
         fields: {
           id: { type: 'column', column: 'person_id' },
           properties: { type: 'column', column: 'person_properties', json: true },
-          created_at: { type: 'column', column: 'person_created_at' },
+          created_at: { type: 'column', column: 'person_created_at', datetime: true },
         },
       },
       ...Object.fromEntries(GROUP_INDEXES.map((index) => [`group_${index}`, { type: 'table', join: `group_${index}`, table: 'groups' } satisfies TableField])),

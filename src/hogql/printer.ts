@@ -367,6 +367,7 @@ class Printer {
   // ---- expressions
 
   private fieldSql(resolved: ResolvedField): string {
+    if (resolved.datetime && this.options.timezone !== 'UTC') return `toTimeZone(${resolved.sql}, ${this.timezone})`;
     if (!resolved.json || resolved.path.length === 0) return resolved.sql;
     return this.propertySql(resolved.sql, resolved.path);
   }

@@ -25,6 +25,8 @@ export interface ResolvedField {
   name: string;
   /** Whether the column can hold NULL (property reads can; stored columns cannot). */
   nullable: boolean;
+  /** A stored time, which reads in the project's time zone. */
+  datetime?: true;
 }
 
 export class Scope {
@@ -58,7 +60,14 @@ function columnOf(ref: Extract<TableRef, { kind: 'table' }>, field: ColumnField,
   if (field.join) ref.joins.add(field.join);
   const sql = `${quotedIdentifier(ref.alias)}.${quotedIdentifier(field.column)}`;
   if (rest.length > 0 && !field.json) throw new HogQLQueryError(`Can not access property "${rest.join('.')}" on field "${chain.slice(0, chain.length - rest.length).join('.')}"`);
-  return { sql, path: rest, json: field.json === true, name: rest.length > 0 ? propertyName(rest) : fieldName, nullable: rest.length > 0 };
+  return {
+    sql,
+    path: rest,
+    json: field.json === true,
+    name: rest.length > 0 ? propertyName(rest) : fieldName,
+    nullable: rest.length > 0,
+    ...(field.datetime ? { datetime: true as const } : {}),
+  };
 }
 
 /** A field chain read from one table: `event`, `properties.$browser`, `person.properties.email`, `poe.id`. */
@@ -94,7 +103,7 @@ export function fieldOfTable(ref: TableRef, chain: string[], fullChain: string[]
   const targetField = Object.hasOwn(target.fields, inner) ? target.fields[inner] : undefined;
   if (!targetField || targetField.type !== 'column' || targetField.join) unresolved(fullChain);
   ref.joins.add(field.join);
-  return columnOf(ref, { type: 'column', column: lazyColumn(field.join, inner), json: targetField.json }, innerRest, fullChain, inner);
+  return columnOf(ref, { type: 'column', column: lazyColumn(field.join, inner), json: targetField.json, datetime: targetField.datetime }, innerRest, fullChain, inner);
 }
 
 /**

@@ -269,6 +269,17 @@ describe('query API: HogQLQuery', () => {
     assert.equal(denied.body.code, 'permission_denied');
   });
 
+  test('times read in the project\'s time zone: days start at its midnight; answers are UTC', async () => {
+    await server.bodyOf('PATCH', `/api/projects/${foreignId}/`, 200, { body: { timezone: 'Asia/Tokyo' } });
+    const { body } = await runQuery(
+      server,
+      { kind: 'HogQLQuery', query: "select timestamp, toHour(timestamp), toStartOfDay(timestamp), toDateTime('2024-01-01 09:00:00') from events where event = 'foreign_secret'" },
+      { project: foreignId },
+    );
+    assert.deepEqual(body.results, [['2024-01-01T00:00:00Z', 9, '2023-12-31T15:00:00Z', '2024-01-01T00:00:00Z']]);
+    assert.equal(body.timezone, 'Asia/Tokyo');
+  });
+
   test('the environments path and the path without a trailing slash', async () => {
     for (const path of ['/api/environments/1/query/', '/api/projects/1/query', '/api/environments/1/query']) {
       const body = await server.bodyOf('POST', path, 200, { body: { query: { kind: 'HogQLQuery', query: 'select 1' } } });

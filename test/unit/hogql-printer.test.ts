@@ -152,7 +152,7 @@ describe('HogQL printer: exact SQL', () => {
     const { sql: times } = printed('select toDateTime(timestamp), toDate(timestamp), toDate(properties.day) from events');
     assert.equal(
       times,
-      'SELECT toDateTime64(`events`.`timestamp`, 6, {p_0:String}) AS `_hogql_col_0`, toDate(`events`.`timestamp`) AS `_hogql_col_1`, ' +
+      'SELECT toDateTime64(toTimeZone(`events`.`timestamp`, {p_0:String}), 6, {p_0:String}) AS `_hogql_col_0`, toDate(toTimeZone(`events`.`timestamp`, {p_0:String})) AS `_hogql_col_1`, ' +
         `toDateOrNull(${property('`events`.`properties`', '{p_1:String}')}) AS \`_hogql_col_2\` FROM ${EVENTS} AS \`events\``,
     );
   });
@@ -176,6 +176,20 @@ describe('HogQL printer: exact SQL', () => {
       `SELECT DISTINCT \`events\`.\`event\` AS \`e2\` FROM ${EVENTS} AS \`events\` WHERE {p_0:Int64} GROUP BY \`events\`.\`event\` HAVING greater(count(), {p_1:Int64}) ` +
         'ORDER BY `events`.`event` DESC LIMIT {p_2:Int64} BY `events`.`event` LIMIT {p_3:Int64} OFFSET {p_4:Int64}',
     );
+  });
+});
+
+describe('HogQL printer: times', () => {
+  test('stored times read in the project\'s time zone, as PostHog reads them; in a UTC project as they are', () => {
+    const { sql, params } = printed('select toStartOfDay(timestamp), person.created_at from events');
+    assert.equal(
+      sql,
+      'SELECT toStartOfDay(toTimeZone(`events`.`timestamp`, {p_0:String})) AS `_hogql_col_0`, toTimeZone(`events`.`__person__created_at`, {p_0:String}) AS `_hogql_col_1` ' +
+        `FROM ${EVENTS_WITH_PERSON} AS \`events\``,
+    );
+    assert.equal(params.p_0, 'Europe/Berlin');
+    const utc = printSelect(parseSelect('select toStartOfDay(timestamp) from events'), { params: new SqlParams({ team_id: 7 }), timezone: 'UTC', values: null });
+    assert.equal(utc.sql, `SELECT toStartOfDay(\`events\`.\`timestamp\`) AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\``);
   });
 });
 
