@@ -1,3 +1,5 @@
+import { textOf } from '../util/text.js';
+
 /**
  * PostHog's elements_chain text for autocapture: one entry per element, innermost first,
  * separated by ';'. An entry is `tag.class1.class2:attr="v"…` with href, nth-child,
@@ -16,11 +18,6 @@ interface ElementInput {
   nth_child?: unknown;
   nth_of_type?: unknown;
   [attribute: string]: unknown;
-}
-
-/** Any JSON value as text; `String` would throw on an object with a `toString` key that is not a function. */
-function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
 
 function escape(value: string): string {
