@@ -69,7 +69,6 @@ describe('ids of another project', () => {
   const actionSeries = (id: number) => [{ id, type: 'actions', order: 0 }];
   const inCohort = (id: number) => [{ key: 'id', type: 'cohort', value: id }];
   const noPeople = () => ({ status: 200, body: { results: [{ people: [], count: 0 }], next: null, missing_persons: 0, is_cached: false } });
-  const noStickyPeople = () => ({ status: 200, body: { results: [{ people: [], count: 0 }], next: null } });
   const invalid = (attr: string, detail: (id: number) => string) => (id: number) => ({ status: 400, body: validationError(attr, detail(id)) });
   const noAction = (attr: string) => invalid(attr, (id) => `Action ${id} does not exist.`);
   const noCohort = (attr: string) => invalid(attr, (id) => `Cohort ${id} does not exist.`);
@@ -95,13 +94,13 @@ describe('ids of another project', () => {
     await sameAsUnknown(
       (id) => actors('stickiness', { actions: actionSeries(id), entity_id: id, entity_type: 'actions', stickiness_days: 1, ...RANGE }),
       'action',
-      noStickyPeople,
+      noPeople,
       peopleAre(['u2']),
     );
     await sameAsUnknown(
       (id) => actors('lifecycle', { actions: actionSeries(id), target_date: '2020-01-01', lifecycle_type: 'new', shown_as: 'Lifecycle', ...RANGE }),
       'action',
-      noStickyPeople,
+      noPeople,
       peopleAre(['u1', 'u2']),
     );
     await sameAsUnknown(
