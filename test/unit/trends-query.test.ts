@@ -124,6 +124,16 @@ describe('TrendsQuery → legacy trend filter', () => {
     ]);
   });
 
+  test('compareFilter: compare_to moves the compared period only when compare is on', () => {
+    const compared = trendsQueryToFilter(trends({ compareFilter: { compare: true, compare_to: '-1w' } }), 'query');
+    assert.equal(compared.filter.compare, true);
+    assert.equal(compared.compareTo, '-1w');
+    assert.equal(trendsQueryToFilter(trends({ compareFilter: { compare: true, compare_to: '2020-01-01' } }), 'query').compareTo, '2020-01-01');
+    assert.equal(trendsQueryToFilter(trends({ compareFilter: { compare: true } }), 'query').compareTo, null);
+    const alone = trendsQueryToFilter(trends({ compareFilter: { compare_to: '-1w' } }), 'query');
+    assert.deepEqual([alone.filter.compare, alone.compareTo], [false, null]);
+  });
+
   test('what the legacy runner cannot compute is a 400 naming its dotted path', () => {
     rejects([], 'query.source', 'A query must be an object.');
     rejects({ kind: 'FunnelsQuery', series: [] }, 'query.source.kind');
@@ -143,7 +153,8 @@ describe('TrendsQuery → legacy trend filter', () => {
     rejects(trends({ interval: 'fortnight' }), 'query.source.interval');
     rejects(trends({ dateRange: { date_from: 'yesterday-ish' } }), 'query.source.dateRange.date_from');
     rejects(trends({ dateRange: { date_to: 'all' } }), 'query.source.dateRange.date_to');
-    rejects(trends({ compareFilter: { compare: true, compare_to: '-1w' } }), 'query.source.compareFilter.compare_to');
+    rejects(trends({ compareFilter: { compare: true, compare_to: 'last tuesday' } }), 'query.source.compareFilter.compare_to');
+    rejects(trends({ compareFilter: { compare: true, compare_to: 7 } }), 'query.source.compareFilter.compare_to');
     rejects(trends({ samplingFactor: 0.1 }), 'query.source.samplingFactor');
     rejects(trends({ aggregation_group_type_index: 0 }), 'query.source.aggregation_group_type_index');
     rejects(trends({ conversionGoal: { actionId: 1 } }), 'query.source.conversionGoal');

@@ -7,14 +7,15 @@ import { errorInQuery, type TrendsQueryPlan } from './trends-query.js';
 /**
  * Computes a translated TrendsQuery with the legacy trend runner, so its numbers are those of
  * `/insights/trend/`: the plain series, or each formula in turn (a formula node's `custom_name`
- * labels its series). Errors name the node's fields.
+ * labels its series), beside the period `compareFilter` names. Errors name the node's fields.
  */
 export async function runTrendsQuery(
   trends: TrendService,
   project: Project,
   plan: TrendsQueryPlan,
-  options: TrendOptions = {},
+  runOptions: TrendOptions = {},
 ): Promise<SeriesItem[]> {
+  const options: TrendOptions = { ...runOptions, compareTo: plan.compareTo };
   if (plan.formulas.length === 0) {
     try {
       return await trends.run(project, plan.filter, options);

@@ -21,6 +21,7 @@ import { querySeries, type SeriesQueryWithoutBreakdown, type SeriesRow } from '.
 import { UnknownAction, type InsightResolvers } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
 import { parseFormula } from './formula.js';
+import { compareToPeriod } from './compare-to-period.js';
 
 /** Where a period's items come from: the series of each entity, before any formula. */
 export interface EntityResult {
@@ -31,6 +32,8 @@ export interface EntityResult {
 export interface TrendOptions {
   /** Defaults to the current time; tests pin it. */
   now?: DateTime;
+  /** With `compare`: the compared period starts this far before the current one (`-1w`, a date), instead of being the previous period. */
+  compareTo?: string | null;
 }
 
 /**
@@ -68,11 +71,12 @@ export class TrendService {
 
     const runPeriod = (dates: DateRangeInput) =>
       this.runPeriod(project, named, dates, clock, { cohortNames, accumulate: formula === null });
+    const comparedDates = () => this.comparedPeriod(project, named.dates, clock, options.compareTo ?? null);
     if (formula) {
       const current = await runPeriod(named.dates);
       const currentItems = formulaItems(formula, named, current.results, cohortNames);
       if (!named.compare) return currentItems;
-      const previous = await runPeriod(previousPeriod(named.dates, clock));
+      const previous = await runPeriod(await comparedDates());
       return [
         ...markComparison(currentItems, named.dates.interval, 'current'),
         ...markComparison(formulaItems(formula, named, previous.results, cohortNames), named.dates.interval, 'previous'),
@@ -80,11 +84,18 @@ export class TrendService {
     }
     const current = await runPeriod(named.dates);
     if (!named.compare) return current.results.flatMap((result) => result.items);
-    const previous = await runPeriod(previousPeriod(named.dates, clock));
+    const previous = await runPeriod(await comparedDates());
     return current.results.flatMap((result, index) => [
       ...markComparison(result.items, named.dates.interval, 'current'),
       ...markComparison(previous.results[index]?.items ?? [], named.dates.interval, 'previous'),
     ]);
+  }
+
+  /** The period `compare` runs beside the current one: the previous period, or the one `compare_to` moves to. */
+  private async comparedPeriod(project: Project, dates: DateRangeInput, clock: ProjectClock, compareTo: string | null): Promise<DateRangeInput> {
+    if (compareTo === null) return previousPeriod(dates, clock);
+    const earliest = needsEarliestEvent(dates) ? await this.earliestEvent(project) : null;
+    return compareToPeriod(dates, compareTo, resolveDateRange(dates, clock, earliest));
   }
 
   /** PostHog shows an action series under the action's current name; an unknown action empties the result. */
