@@ -137,4 +137,28 @@ describe('@posthog/agent-toolkit', () => {
     assert.equal(series[0].label, '$pageview');
     assert.equal(series[0].count, 2);
   });
+
+  test('query-run answers a funnel through /query/', async () => {
+    const steps = await call(toolkit, tools, 'query-run', {
+      query: {
+        kind: 'InsightVizNode',
+        source: {
+          kind: 'FunnelsQuery',
+          series: [
+            { kind: 'EventsNode', event: '$pageview', custom_name: 'Viewed' },
+            { kind: 'EventsNode', event: 'signed up', custom_name: 'Signed up' },
+          ],
+          funnelsFilter: { funnelOrderType: 'ordered', funnelVizType: 'steps' },
+          dateRange: { date_from: '-7d' },
+        },
+      },
+    });
+    assert.deepEqual(
+      steps.map((step: { name: string; custom_name: string; order: number; count: number }) => [step.name, step.custom_name, step.order, step.count]),
+      [
+        ['$pageview', 'Viewed', 0, 2],
+        ['signed up', 'Signed up', 1, 1],
+      ],
+    );
+  });
 });
