@@ -3,6 +3,15 @@ import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { InsightFilter, RawInput, SeriesEntity } from '../filter-model.js';
 
+export const STICKINESS_OPERATORS = ['gte', 'lte', 'exact'] as const;
+export type StickinessOperator = (typeof STICKINESS_OPERATORS)[number];
+
+/** Which intervals count for an actor: those in which its number of events satisfies `operator value`. */
+export interface StickinessCriteria {
+  operator: StickinessOperator;
+  value: number;
+}
+
 /** What a stickiness query counts: each series on its own, over a range of intervals. */
 export interface StickinessFilter {
   series: SeriesEntity[];
@@ -12,6 +21,8 @@ export interface StickinessFilter {
   dates: DateRangeInput;
   /** Also count the previous period of the same length. */
   compare: boolean;
+  /** Null: every interval with an event counts (the legacy stickiness). */
+  criteria: StickinessCriteria | null;
 }
 
 export function stickinessFilter(filter: InsightFilter): StickinessFilter {
@@ -21,6 +32,7 @@ export function stickinessFilter(filter: InsightFilter): StickinessFilter {
     filterTestAccounts: filter.filterTestAccounts,
     dates: filter.dates,
     compare: filter.compare,
+    criteria: null,
   };
 }
 

@@ -135,7 +135,14 @@ ${limitClause(page, rows.params)}`,
       properties: combineAnd(filter.properties, testAccountFilters(project, filter), entity.properties, extraProperties ?? combineAnd()),
       resolvers: this.resolvers,
     };
-    return stickinessActorRows({ series, interval: range.interval, weekStartDay: range.weekStartDay, from: range.roundedFrom, to: range.to });
+    return stickinessActorRows({
+      series,
+      interval: range.interval,
+      weekStartDay: range.weekStartDay,
+      from: range.roundedFrom,
+      to: range.to,
+      criteria: filter.criteria,
+    });
   }
 
   private async named(project: Project, entity: SeriesEntity): Promise<SeriesEntity | null> {
