@@ -64,6 +64,14 @@ function eventCondition(filter: PathFilter, scope: EventScope): string | null {
 }
 
 /**
+ * A lone start or end point is matched as a URL item is stored: without one trailing slash
+ * (except "/"), so `/pricing/` finds `/pricing`. PostHog leaves both points as given when both are set.
+ */
+function withoutTrailingSlash(point: string): string {
+  return point.length > 1 && point.endsWith('/') ? point.slice(0, -1) : point;
+}
+
+/**
  * The session path cut to the start and end points and the step limit (insights.md §6.2 step
  * 4), as `path` and the matching `times`, from the compacted `items` and `at`; `keep` drops the
  * sessions without the points. With both points the path runs from the start to the first end
@@ -72,8 +80,9 @@ function eventCondition(filter: PathFilter, scope: EventScope): string | null {
 function truncated(filter: PathFilter, scope: EventScope): { columns: string; keep: string } {
   const { params } = scope;
   const limit = params.add(filter.stepLimit, 'Int64');
-  const start = filter.startPoint === null ? null : params.add(filter.startPoint, 'String');
-  const end = filter.endPoint === null ? null : params.add(filter.endPoint, 'String');
+  const alone = filter.startPoint === null || filter.endPoint === null;
+  const start = filter.startPoint === null ? null : params.add(alone ? withoutTrailingSlash(filter.startPoint) : filter.startPoint, 'String');
+  const end = filter.endPoint === null ? null : params.add(alone ? withoutTrailingSlash(filter.endPoint) : filter.endPoint, 'String');
   if (start && end) {
     const half = `intDiv(${limit}, 2)`;
     return {
