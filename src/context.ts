@@ -152,6 +152,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const cohortSql = new CohortSqlCompiler(cohortRepository, actionRepository);
   const trends = new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
   const funnels = new FunnelRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
+  const funnelCorrelation = new CorrelationRunner(warehouse, funnels);
   const runners = {
     funnels,
     lifecycle: new LifecycleRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
@@ -189,7 +190,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     sdkBundles: new SdkBundles(),
     trends,
     ...runners,
-    funnelCorrelation: new CorrelationRunner(warehouse, funnels),
+    funnelCorrelation,
     ...createSavedInsightsApi(catalog, warehouse, trends, runners),
     persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
     actions: new ActionService(actionRepository),
@@ -204,6 +205,12 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
       db: catalog.db,
       warehouse,
       trends,
+      funnels,
+      funnelCorrelation,
+      retention: runners.retention,
+      lifecycle: runners.lifecycle,
+      stickiness: runners.stickiness,
+      paths: runners.paths,
       resolvers: { cohorts: cohortSql, actions: cohortSql.actions },
       timeoutSeconds: config.queryTimeoutSeconds,
     }),

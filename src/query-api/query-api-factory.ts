@@ -1,3 +1,9 @@
+import type { CorrelationRunner } from '../insights/funnels/correlation-runner.js';
+import type { FunnelRunner } from '../insights/funnels/funnel-runner.js';
+import type { LifecycleRunner } from '../insights/lifecycle/lifecycle-runner.js';
+import type { PathRunner } from '../insights/paths/path-runner.js';
+import type { RetentionRunner } from '../insights/retention/retention-runner.js';
+import type { StickinessRunner } from '../insights/stickiness/stickiness-runner.js';
 import type { TrendService } from '../insights/trends/trend-service.js';
 import { PersonRepository } from '../persons/person-repository.js';
 import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
@@ -5,8 +11,14 @@ import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { QueryDispatch } from './dispatch.js';
 import { EventsQueryKind } from './kinds/events-query.js';
+import { FunnelCorrelationQueryKind } from './kinds/funnel-correlation-query.js';
+import { FunnelsQueryKind } from './kinds/funnels-query.js';
 import { HogQLMetadataKind } from './kinds/hogql-metadata.js';
 import { HogQLQueryKind } from './kinds/hogql-query.js';
+import { LifecycleQueryKind } from './kinds/lifecycle-query.js';
+import { PathsQueryKind } from './kinds/paths-query.js';
+import { RetentionQueryKind } from './kinds/retention-query.js';
+import { StickinessQueryKind } from './kinds/stickiness-query.js';
 import { TrendsQueryKind } from './kinds/trends-query.js';
 import { QueryApi } from './query-api.js';
 import type { QueryKind } from './query-kind.js';
@@ -16,6 +28,12 @@ export interface QueryApiDependencies {
   db: CatalogDb;
   warehouse: Warehouse;
   trends: TrendService;
+  funnels: FunnelRunner;
+  funnelCorrelation: CorrelationRunner;
+  retention: RetentionRunner;
+  lifecycle: LifecycleRunner;
+  stickiness: StickinessRunner;
+  paths: PathRunner;
   resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver };
   timeoutSeconds: number;
 }
@@ -28,6 +46,12 @@ export function queryKinds(dependencies: QueryApiDependencies): Record<string, Q
     EventsQuery: new EventsQueryKind(dependencies.warehouse, limits, dependencies.db, new PersonRepository(), dependencies.resolvers),
     HogQLMetadata: new HogQLMetadataKind(),
     TrendsQuery: new TrendsQueryKind(dependencies.trends, dependencies.warehouse),
+    FunnelsQuery: new FunnelsQueryKind(dependencies.funnels, dependencies.warehouse),
+    FunnelCorrelationQuery: new FunnelCorrelationQueryKind(dependencies.funnelCorrelation),
+    RetentionQuery: new RetentionQueryKind(dependencies.retention),
+    LifecycleQuery: new LifecycleQueryKind(dependencies.lifecycle),
+    StickinessQuery: new StickinessQueryKind(dependencies.stickiness),
+    PathsQuery: new PathsQueryKind(dependencies.paths),
   };
 }
 

@@ -1,6 +1,9 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../errors.js';
 import { parseInsightFilter, trendEndpointInsight, type InsightFilter } from '../insights/filter-model.js';
+import { funnelsQueryToFilter } from '../insights/query-nodes/funnels-query.js';
+import { runFunnelsQuery } from '../insights/query-nodes/funnels-query-results.js';
+import { answerInsightNode } from '../insights/query-nodes/insight-node-answers.js';
 import { resolvedDateRange } from '../insights/query-nodes/resolved-date-range.js';
 import { trendsQueryToFilter } from '../insights/query-nodes/trends-query.js';
 import { hasOtherBucket, runTrendsQuery } from '../insights/query-nodes/trends-query-results.js';
@@ -20,7 +23,7 @@ import type { Project } from '../projects/project.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { textOf } from '../util/text.js';
 import { computingNode } from './insight-query-node.js';
-import type { KeptResult, SavedInsight } from './saved-insight.js';
+import type { JsonObject, KeptResult, SavedInsight } from './saved-insight.js';
 
 /** `refresh` values that compute now (Tally computes every one of them synchronously). */
 const COMPUTING_MODES = new Set(['true', 'blocking', 'force_blocking', 'async', 'force_async', 'lazy_async']);
@@ -90,12 +93,29 @@ export class InsightResults {
     return null;
   }
 
+  /** A FunnelsQuery node through the funnel runner, in the query API's results shape. */
+  private async funnelsQueryResult(project: Project, node: JsonObject, path: string, now: DateTime): Promise<KeptResult> {
+    const filter = funnelsQueryToFilter(node, path);
+    return {
+      result: await runFunnelsQuery(this.kinds.funnels, project, filter, path, now),
+      hasMore: false,
+      timezone: project.timezone,
+      resolvedDateRange: await resolvedDateRange(this.warehouse, project, filter.dates, now),
+    };
+  }
+
   async compute(project: Project, insight: Pick<SavedInsight, 'query' | 'filters'>): Promise<KeptResult> {
     const now = DateTime.now();
     let items: SeriesItem[];
     let filter: InsightFilter;
     if (insight.query !== null) {
       const { node, path } = computingNode(insight.query);
+      if (node.kind === 'FunnelsQuery') return this.funnelsQueryResult(project, node, path, now);
+      const answer = answerInsightNode(this.kinds, project, node, path, now);
+      if (answer) {
+        const computed = await answer;
+        return { result: computed.results, hasMore: computed.hasMore, timezone: project.timezone, resolvedDateRange: computed.resolvedDateRange };
+      }
       if (node.kind !== 'TrendsQuery') cannotCompute(String(node.kind));
       const plan = trendsQueryToFilter(node, path);
       items = await runTrendsQuery(this.trends, project, plan, { now });
