@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { printTable, writeResults, type Measurement } from './report.js';
 import { captureSuite } from './suites/capture.js';
 import { hogqlSuite } from './suites/hogql.js';
+import { insightsSuite } from './suites/insights.js';
 import { personsSuite } from './suites/persons.js';
 import type { SuiteOptions } from './suites/suite.js';
 import { trendsSuite } from './suites/trends.js';
@@ -12,6 +13,7 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<Measurement[]>> 
   trends: trendsSuite,
   persons: personsSuite,
   hogql: hogqlSuite,
+  insights: insightsSuite,
 };
 
 const { values, positionals } = parseArgs({
