@@ -65,11 +65,6 @@ export interface ExecutionLimits {
   timeoutSeconds: number;
 }
 
-export interface ColumnType {
-  name: string;
-  type: string;
-}
-
 export interface ExecutedQuery {
   rows: unknown[][];
   types: string[];
@@ -145,15 +140,13 @@ export async function executeSelect(
   try {
     return await withDeadline(
       (async () => {
-        const described = await warehouse.query<ColumnType>(`DESCRIBE (${limited})`, params);
-        const types = described.map((column) => column.type);
-        const rows = await warehouse.query<Record<string, unknown>>(limited, params);
-        const converters = types.map(converter);
+        const { types, rows } = await warehouse.queryColumns(limited, params);
+        const converters = aliases.map((_, index) => converter(types[index] ?? ''));
         return {
-          types,
+          types: types.slice(0, aliases.length),
           rows: rows.map((row) =>
-            aliases.map((alias, index) => {
-              const value = row[alias];
+            aliases.map((_, index) => {
+              const value = row[index];
               const convert = converters[index];
               return convert ? convert(value) : value;
             }),

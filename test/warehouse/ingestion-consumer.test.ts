@@ -10,7 +10,7 @@ import { openCatalog, type Catalog } from '../../src/storage/catalog/catalog.js'
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { RowBinaryWriter, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
-import type { QueryParams, Warehouse } from '../../src/storage/warehouse/warehouse.js';
+import type { QueryParams, TypedRows, Warehouse } from '../../src/storage/warehouse/warehouse.js';
 import { tempDataDir } from '../support/tally.js';
 
 
@@ -34,6 +34,10 @@ class FaultyWarehouse implements Warehouse {
 
   query<T>(sql: string, params?: QueryParams): Promise<T[]> {
     return this.stored.query<T>(sql, params);
+  }
+
+  queryColumns(sql: string, params?: QueryParams): Promise<TypedRows> {
+    return this.stored.queryColumns(sql, params);
   }
 
   command(sql: string, params?: QueryParams): Promise<void> {

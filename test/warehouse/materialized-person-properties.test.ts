@@ -111,6 +111,7 @@ test('a warehouse that refuses the column leaves the filter on the JSON, and is 
     const refusing: Warehouse = {
       kind: warehouse.kind,
       query: (sql, params) => warehouse.query(sql, params),
+      queryColumns: (sql, params) => warehouse.queryColumns(sql, params),
       command: async (sql) => {
         commands.push(sql);
         throw new Error('Not enough privileges');

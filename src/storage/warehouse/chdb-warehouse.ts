@@ -4,7 +4,7 @@ import { Session } from 'chdb';
 import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import { RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
-import type { QueryParams, Warehouse } from './warehouse.js';
+import { typedRows, type JsonCompactAnswer, type QueryParams, type TypedRows, type Warehouse } from './warehouse.js';
 
 /** Where RowBinary inserts wait for chDB to read them, under the warehouse directory. */
 const STAGING_DIRECTORY = 'tally-inserts';
@@ -15,6 +15,8 @@ export class ChdbWarehouse implements Warehouse {
   private readonly session: Session;
   private readonly staging: string;
   private staged = 0;
+  /** The last statement started: each waits for the one before (see `run`). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(directory: string) {
     fs.mkdirSync(directory, { recursive: true });
@@ -27,8 +29,7 @@ export class ChdbWarehouse implements Warehouse {
   }
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
-    const result = await this.session.queryBindAsync(sql, params, { format: 'JSONEachRow' });
-    const text = result.text();
+    const text = await this.run(sql, params, 'JSONEachRow');
     if (text.length === 0) return [];
     return text
       .split('\n')
@@ -36,8 +37,30 @@ export class ChdbWarehouse implements Warehouse {
       .map((line) => JSON.parse(line) as T);
   }
 
+  async queryColumns(sql: string, params: QueryParams = {}): Promise<TypedRows> {
+    return typedRows(JSON.parse(await this.run(sql, params, 'JSONCompact')) as JsonCompactAnswer);
+  }
+
   async command(sql: string, params: QueryParams = {}): Promise<void> {
-    await this.session.queryBindAsync(sql, params, { format: 'TabSeparated' });
+    await this.run(sql, params, 'TabSeparated');
+  }
+
+  /**
+   * Runs one statement after the ones before it. chDB keeps the output a failed query had
+   * written so far and hands it to the next query of the session as the start of that query's
+   * output, so after a failure a throwaway query takes it before any other statement runs.
+   */
+  private run(sql: string, params: QueryParams, format: string): Promise<string> {
+    const result = this.tail.then(async () => {
+      try {
+        return (await this.session.queryBindAsync(sql, params, { format })).text();
+      } catch (error) {
+        await this.session.queryBindAsync('SELECT 1', {}, { format: 'TabSeparated' }).catch(() => undefined);
+        throw error;
+      }
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
   }
 
   async insert(table: string, rows: readonly object[]): Promise<void> {

@@ -4,7 +4,7 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import type { WarehouseColumn } from './row-binary.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
-import type { QueryParams, Warehouse } from './warehouse.js';
+import { typedRows, type QueryParams, type TypedRows, type Warehouse } from './warehouse.js';
 
 /** A ClickHouse server over HTTP (CLICKHOUSE_URL). */
 export class ClickhouseWarehouse implements Warehouse {
@@ -30,6 +30,12 @@ export class ClickhouseWarehouse implements Warehouse {
     const clickhouse_settings = await this.knownQuerySettings();
     const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings });
     return result.json<T>();
+  }
+
+  async queryColumns(sql: string, params: QueryParams = {}): Promise<TypedRows> {
+    const clickhouse_settings = await this.knownQuerySettings();
+    const result = await this.client.query({ query: sql, query_params: params, format: 'JSONCompact', clickhouse_settings });
+    return typedRows(await result.json<unknown[]>());
   }
 
   private knownQuerySettings(): Promise<ClickHouseSettings> {

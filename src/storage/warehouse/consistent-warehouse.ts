@@ -1,5 +1,5 @@
 import type { WarehouseColumn } from './row-binary.js';
-import type { QueryParams, Warehouse } from './warehouse.js';
+import type { QueryParams, TypedRows, Warehouse } from './warehouse.js';
 
 /** What must be done before a read: everything acknowledged is in the warehouse once it resolves. */
 export interface PendingWrites {
@@ -23,6 +23,11 @@ export class ConsistentWarehouse implements Warehouse {
   async query<T>(sql: string, params?: QueryParams): Promise<T[]> {
     await this.pending.flush();
     return this.stored.query<T>(sql, params);
+  }
+
+  async queryColumns(sql: string, params?: QueryParams): Promise<TypedRows> {
+    await this.pending.flush();
+    return this.stored.queryColumns(sql, params);
   }
 
   async command(sql: string, params?: QueryParams): Promise<void> {

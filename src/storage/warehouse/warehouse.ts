@@ -6,12 +6,33 @@ import type { WarehouseColumn } from './row-binary.js';
  */
 export type QueryParams = Record<string, unknown>;
 
+/** Rows as lists, and the type of each column. */
+export interface TypedRows {
+  types: string[];
+  rows: unknown[][];
+}
+
+/** ClickHouse's JSONCompact answer: column names and types, then the rows as lists. */
+export interface JsonCompactAnswer {
+  meta?: Array<{ name: string; type: string }>;
+  data: unknown[][];
+}
+
+export function typedRows(answer: JsonCompactAnswer): TypedRows {
+  return { types: (answer.meta ?? []).map((column) => column.type), rows: answer.data };
+}
+
 export type WarehouseKind = 'chdb' | 'clickhouse';
 
 export interface Warehouse {
   readonly kind: WarehouseKind;
   /** Runs a SELECT and returns its rows (64-bit integers come back as strings). */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /**
+   * Runs a SELECT and returns its rows as lists in column order, with each column's ClickHouse
+   * type, in one round trip.
+   */
+  queryColumns(sql: string, params?: QueryParams): Promise<TypedRows>;
   /** Runs a statement that returns no rows (DDL, DELETE, INSERT … SELECT). */
   command(sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow; resolves once the rows are durable. */
