@@ -2,6 +2,7 @@ import { ValidationError } from '../errors.js';
 import { parseProperties } from '../query/property-filter-model.js';
 import { textOf } from '../util/text.js';
 import { STRING_MATCHINGS, type ActionStep, type StringMatching } from './action.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /** The fields of a create or PATCH body, validated; absent fields stay undefined. */
 export interface ActionInput {
@@ -9,10 +10,6 @@ export interface ActionInput {
   description?: string;
   steps?: ActionStep[];
   deleted?: boolean;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function optionalText(value: unknown, attr: string): string | null {

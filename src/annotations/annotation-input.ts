@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.js';
 import { parseDate } from '../query/date-range.js';
 import { textOf } from '../util/text.js';
 import { ANNOTATION_SCOPES, CREATION_TYPES, type AnnotationScope, type CreationType } from './annotation.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /** The writable fields of a create or PATCH body, validated; absent fields stay undefined. */
 export interface AnnotationInput {
@@ -16,10 +17,6 @@ export interface AnnotationInput {
 }
 
 const MAX_CONTENT = 400;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** An ISO 8601 date or date-time (no offset means UTC), as ISO UTC text with milliseconds. */
 export function parseInstant(value: unknown, attr: string): string {

@@ -2,6 +2,7 @@ import { validate as isUuid } from 'uuid';
 import { InvalidApiKey, InvalidPayload, MissingApiKey } from './capture-errors.js';
 import { replaceNul } from '../util/nul.js';
 import { MAX_DISTINCT_ID_LENGTH, truncateCodePoints } from './distinct-id-rules.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /** One event as the SDK sent it, after PostHog capture's field rules. */
 export interface IncomingEvent {
@@ -23,10 +24,6 @@ export interface ParsedCapture {
 
 const MAX_NAME_LENGTH = 200;
 const MAX_TOKEN_LENGTH = 64;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nonEmptyString(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;

@@ -13,6 +13,7 @@ import {
   type CountOperator,
   type TimeSpan,
 } from './cohort-filter-model.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /**
  * Parses and validates a cohort's `filters` (`{properties: {type, values}}`, PostHog's cohort
@@ -24,10 +25,6 @@ const ATTR = 'filters';
 
 function invalid(detail: string): ValidationError {
   return new ValidationError(ATTR, detail);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function missing(kind: string, keys: string[]): ValidationError {

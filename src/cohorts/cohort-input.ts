@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /** The fields of a create or PATCH body (JSON, or multipart text fields), validated; absent stays undefined. */
 export interface CohortInput {
@@ -10,10 +11,6 @@ export interface CohortInput {
   deleted?: boolean;
   /** Uploaded CSV (multipart field `csv`). */
   csv?: Buffer;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Multipart fields are text: booleans arrive as "true"/"false". */

@@ -1,14 +1,11 @@
 import { ValidationError } from '../errors.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /**
  * PostHog's deprecated cohort `groups`: OR-ed groups, each either person/cohort property
  * filters (AND-ed) or "did this event/action in the last `days` days (`count` times)". They
  * become the equivalent `filters` tree, which is what queries compile.
  */
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function propertyGroup(properties: unknown): Record<string, unknown> {
   const items = Array.isArray(properties) ? properties : isObject(properties) ? [properties] : [];

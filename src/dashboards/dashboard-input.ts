@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
 import { parseTags } from '../saved-insights/saved-insight-input.js';
 import type { JsonObject } from './dashboard.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /** One entry of `tiles` in a dashboard PATCH: a new text tile (no id) or a change to a tile. */
 export interface TileInput {
@@ -28,10 +29,6 @@ export interface DashboardInput {
 const EVERYONE_CAN_EDIT = 21;
 const MAX_NAME = 400;
 const MAX_TEXT_BODY = 4000;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown, attr: string, max: number): string | null {
   if (value === null) return null;

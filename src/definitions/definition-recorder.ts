@@ -4,6 +4,7 @@ import { detectPropertyType, type PropertyType } from './property-type.js';
 import { NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
 import { RecentWrites } from './recent-writes.js';
 import { replaceNul } from '../util/nul.js';
+import { isJsonObject as isPlainObject } from '../util/json.js';
 
 /** An ingested event as the recorder needs it. */
 export interface RecordableEvent {
@@ -35,10 +36,6 @@ const REMEMBERED_WRITES = 200_000;
 function fitsColumn(name: string): boolean {
   // A UTF-16 code unit never takes more than 3 UTF-8 bytes, so short names need no encoding.
   return name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 interface PendingProperty {

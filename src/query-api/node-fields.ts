@@ -1,11 +1,10 @@
 import { RequiredFieldError, ValidationError } from '../errors.js';
 import type { QueryNode } from './query-kind.js';
+import { isJsonObject as isObject } from '../util/json.js';
+
+export { isObject };
 
 /** Readers of a query node's fields; a field of the wrong shape is a 400 naming its dotted path. */
-
-export function isObject(value: unknown): value is QueryNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function requiredString(node: QueryNode, field: string, path: string): string {
   const value = node[field];

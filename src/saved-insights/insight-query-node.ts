@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { JsonObject } from './saved-insight.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /**
  * The `query` of a saved insight: which node kinds it may hold, the wrapping PostHog's MCP
@@ -33,10 +34,6 @@ const DATA_TABLE_SOURCES = new Set([
 ]);
 
 const WRAPPERS = new Set(['InsightVizNode', 'DataTableNode', 'DataVisualizationNode']);
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function kindOf(node: JsonObject, path: string): string {
   if (typeof node.kind !== 'string' || node.kind === '') throw new ValidationError(`${path}.kind`, 'This field is required.', 'required');

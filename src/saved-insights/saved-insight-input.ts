@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
 import { parseInsightQuery } from './insight-query-node.js';
 import type { JsonObject } from './saved-insight.js';
+import { isJsonObject as isObject } from '../util/json.js';
 
 /** The writable fields of a create or PATCH body, validated; absent fields stay undefined. */
 export interface SavedInsightInput {
@@ -17,10 +18,6 @@ export interface SavedInsightInput {
 }
 
 const MAX_TEXT = 400;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function limitedText(value: unknown, attr: string, nullable: boolean): string | null {
   if (value === null && nullable) return null;

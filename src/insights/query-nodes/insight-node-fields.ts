@@ -2,6 +2,9 @@ import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { INTERVALS, parseDate, type Interval } from '../../query/date-range.js';
 import { combineAnd, parseProperties, type PropertyGroup } from '../../query/property-filter-model.js';
+import { isJsonObject as isObject } from '../../util/json.js';
+
+export { isObject };
 
 /**
  * Readers of the fields insight query nodes share (PostHog's query schema): each checks the
@@ -13,10 +16,6 @@ export type JsonObject = Record<string, unknown>;
 
 export function invalid(path: string, detail: string): never {
   throw new ValidationError(path, detail);
-}
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function isAbsent(value: unknown): boolean {
