@@ -1,3 +1,4 @@
+import type { DateTime } from 'luxon';
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
@@ -9,7 +10,7 @@ import { type RawInput } from '../filter-model.js';
 import { combineAnd } from '../../query/property-filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { parseStepSelection, stepBreakdownKey } from './funnel-actors.js';
-import { FunnelRunner, type FunnelStepSelection } from './funnel-runner.js';
+import { FunnelRunner, type FunnelActorsRequest, type FunnelStepSelection } from './funnel-runner.js';
 import { isFunnelTrendsRequest, parseFunnelTrendsSelection } from './funnel-trends-selection.js';
 import { parseFunnelFilter, type FunnelFilter } from './funnel-filter.js';
 
@@ -50,14 +51,18 @@ export class FunnelActorsService {
       selection = { kind: 'between', min: trends.minSteps, max: trends.maxSteps };
       period = trends.period;
     } else selection = parseStepSelection(input, filter.steps.length);
-    const page = readActorPage(input);
-    const ids = await this.runner.actorIds(project, filter, {
+    return this.stepActors(project, filter, {
       selection,
       breakdownValue: stepBreakdownKey(input.funnel_step_breakdown, filter.breakdown),
       period,
-      page,
+      page: readActorPage(input),
       properties: withSearch(combineAnd(), input),
     });
-    return hydrateActors(this.hydrator, project, ids, page);
+  }
+
+  /** The persons of one funnel data point, as the funnel runner selects them. */
+  async stepActors(project: Project, filter: FunnelFilter, request: FunnelActorsRequest, now?: DateTime): Promise<ActorList> {
+    const ids = await this.runner.actorIds(project, filter, request, now);
+    return hydrateActors(this.hydrator, project, ids, request.page);
   }
 }

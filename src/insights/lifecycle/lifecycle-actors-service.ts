@@ -1,16 +1,17 @@
+import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import { parseDate } from '../../query/date-range.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
-import { readActorPage } from '../actors/actor-page.js';
+import { readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import { projectClock } from '../actors/analysis-inputs.js';
 import { requiredString } from '../actors/required-params.js';
 import type { RawInput } from '../filter-model.js';
-import { combineAnd } from '../../query/property-filter-model.js';
-import { LIFECYCLE_STATUSES, parseLifecycleFilter, type LifecycleStatus } from './lifecycle-filter.js';
-import type { LifecycleRunner } from './lifecycle-runner.js';
+import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
+import { LIFECYCLE_STATUSES, parseLifecycleFilter, type LifecycleFilter, type LifecycleStatus } from './lifecycle-filter.js';
+import type { LifecyclePoint, LifecycleRunner } from './lifecycle-runner.js';
 
 function lifecycleStatus(input: RawInput): LifecycleStatus {
   const status = requiredString(input, 'lifecycle_type', 'Must include lifecycle type');
@@ -33,12 +34,12 @@ export class LifecycleActorsService {
     const clock = projectClock(project);
     const parsed = parseDate(targetDate, clock.timezone, clock.now);
     if (!parsed) throw new ValidationError('target_date', `Unable to parse target_date "${targetDate}".`);
-    const page = readActorPage(input);
-    const ids = await this.runner.actorIds(
-      { project, filter: lifecycle, extraProperties: withSearch(combineAnd(), input), now: clock.now },
-      { at: parsed.at, status },
-      page,
-    );
+    return this.pointActors(project, lifecycle, { at: parsed.at, status }, readActorPage(input), withSearch(combineAnd(), input), clock.now);
+  }
+
+  /** The persons of one status in the period holding `point.at`; `extra` filters them further (a search). */
+  async pointActors(project: Project, filter: LifecycleFilter, point: LifecyclePoint, page: ActorPage, extra: PropertyGroup, now?: DateTime): Promise<ActorList> {
+    const ids = await this.runner.actorIds({ project, filter, extraProperties: extra, now }, point, page);
     return hydrateActors(this.hydrator, project, ids, page);
   }
 }

@@ -2,13 +2,13 @@ import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { ApiPerson } from '../../persons/person-serializer.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { combineAnd } from '../../query/property-filter-model.js';
+import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { pageRows, readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import { projectClock } from '../actors/analysis-inputs.js';
 import { type RawInput } from '../filter-model.js';
 import { retentionActorsSql } from './retention-actors.js';
-import { parseRetentionFilter, parseRetentionSelection } from './retention-filter.js';
+import { parseRetentionFilter, parseRetentionSelection, type RetentionFilter, type RetentionSelection } from './retention-filter.js';
 import type { RetentionRunner } from './retention-runner.js';
 import type { GroupActor, GroupActorRepository } from './group-actor-repository.js';
 
@@ -40,9 +40,12 @@ export class RetentionActorsService {
 
   async actors(project: Project, input: RawInput): Promise<RetentionActorList> {
     const filter = parseRetentionFilter(input, projectClock(project));
-    const selection = parseRetentionSelection(input, filter);
-    const page = readActorPage(input);
-    const rows = await this.runner.actorRows({ project, filter, extraProperties: withSearch(combineAnd(), input) });
+    return this.rowActors(project, filter, parseRetentionSelection(input, filter), readActorPage(input), withSearch(combineAnd(), input));
+  }
+
+  /** The actors of one retention row (or one interval of it) with their appearances; `extra` filters them further (a search). */
+  async rowActors(project: Project, filter: RetentionFilter, selection: RetentionSelection, page: ActorPage, extra: PropertyGroup): Promise<RetentionActorList> {
+    const rows = await this.runner.actorRows({ project, filter, extraProperties: extra });
     const { sql, params } = retentionActorsSql(rows, selection, page, filter.aggregationGroupTypeIndex !== null);
     const { rows: found, hasMore } = pageRows(await this.warehouse.query<{ actor_id: string; appearances: Array<number | string> }>(sql, params), page);
     const ids = found.map((row) => row.actor_id);

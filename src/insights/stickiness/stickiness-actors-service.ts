@@ -1,16 +1,17 @@
+import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
-import { combineAnd } from '../../query/property-filter-model.js';
+import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
-import { readActorPage } from '../actors/actor-page.js';
+import { readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import { requiredInteger } from '../actors/required-params.js';
-import type { RawInput } from '../filter-model.js';
+import type { RawInput, SeriesEntity } from '../filter-model.js';
 import { requireTargetEntity } from '../trends/trend-actors-entity.js';
-import { stickinessFilter } from './stickiness-filter.js';
-import type { StickinessRunner } from './stickiness-runner.js';
+import { stickinessFilter, type StickinessFilter } from './stickiness-filter.js';
+import { stickinessIntervals, type StickinessRunner } from './stickiness-runner.js';
 
 /** `/persons/stickiness`: the persons of one stickiness data point (active in exactly N intervals), as the insight counts them. */
 export class StickinessActorsService {
@@ -24,13 +25,25 @@ export class StickinessActorsService {
     if (intervals < 1) throw new ValidationError('stickiness_days', 'stickiness_days must be at least 1.');
     const source = parseAnalysisFilter(input);
     const entity = requireTargetEntity(source, input);
-    const page = readActorPage(input);
-    const ids = await this.runner.actorIds(
-      { project, filter: { ...stickinessFilter(source), series: [entity] }, extraProperties: withSearch(combineAnd(), input) },
-      entity,
-      intervals,
-      page,
-    );
+    return this.pointActors(project, stickinessFilter(source), entity, intervals, readActorPage(input), withSearch(combineAnd(), input));
+  }
+
+  /** The persons of `entity` active in exactly `intervals` intervals; `extra` filters them further (a search). */
+  async pointActors(
+    project: Project,
+    filter: StickinessFilter,
+    entity: SeriesEntity,
+    intervals: number,
+    page: ActorPage,
+    extra: PropertyGroup,
+    now?: DateTime,
+  ): Promise<ActorList> {
+    const ids = await this.runner.actorIds({ project, filter: { ...filter, series: [entity] }, extraProperties: extra, now }, entity, intervals, page);
     return hydrateActors(this.hydrator, project, ids, page);
+  }
+
+  /** How many intervals the filter's range has room for: its last data point. */
+  async lastInterval(project: Project, filter: StickinessFilter, now?: DateTime): Promise<number> {
+    return Math.max(stickinessIntervals(await this.runner.dateRange(project, filter.dates, now)), 0);
   }
 }

@@ -1,3 +1,4 @@
+import type { DateTime } from 'luxon';
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
@@ -5,9 +6,11 @@ import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import { emptyActorList, hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { actorSeries } from '../actors/actor-query.js';
-import { readActorPage } from '../actors/actor-page.js';
+import { readActorPage, type ActorPage } from '../actors/actor-page.js';
+import { withSearch } from '../actors/actor-search.js';
 import { projectClock } from '../actors/analysis-inputs.js';
-import type { InsightFilter, RawInput } from '../filter-model.js';
+import type { InsightFilter, RawInput, SeriesEntity } from '../filter-model.js';
+import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { resolveDateRange, type ProjectClock } from '../../query/date-range.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, planBreakdown } from './breakdown.js';
 import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
@@ -17,6 +20,18 @@ import { dataPointRange, trendActorsSql, type DataPointRange } from './trend-act
 /** A warehouse number (64-bit counts come as text), null when the math has no value. */
 function numberOrNull(value: number | string | null): number | null {
   return value === null ? null : Number(value);
+}
+
+/**
+ * One trend data point: the series, the filter whose dates are the point's window (as its
+ * persons URL gives them), the breakdown bucket, and filters on top of the trend's (a search).
+ */
+export interface TrendDataPoint {
+  filter: InsightFilter;
+  entity: SeriesEntity;
+  /** The bucket to keep, as the trend names it; null keeps every event of the data point. */
+  breakdownValue: string | null;
+  extraProperties: PropertyGroup;
 }
 
 /**
@@ -33,11 +48,18 @@ export class TrendActorsService {
   async actors(project: Project, input: RawInput): Promise<ActorList> {
     const filter = parseAnalysisFilter(input);
     const entity = requireTargetEntity(filter, input);
-    const page = readActorPage(input);
-    const clock = projectClock(project);
-    const range = dataPointRange(filter, clock);
-    const series = actorSeries(project, filter, entity, input, this.resolvers);
     const breakdownValue = input.breakdown_value === undefined || input.breakdown_value === null ? null : textOf(input.breakdown_value);
+    return this.dataPointActors(project, { filter, entity, breakdownValue, extraProperties: withSearch(combineAnd(), input) }, readActorPage(input));
+  }
+
+  /** The persons of a data point, highest value first, each with its `value_at_data_point`. */
+  async dataPointActors(project: Project, point: TrendDataPoint, page: ActorPage, now?: DateTime): Promise<ActorList> {
+    const { filter, entity, breakdownValue } = point;
+    const clock = projectClock(project, now);
+    const range = dataPointRange(filter, clock);
+    // The search reaches the series through the entity's own filters, ANDed like the rest.
+    const searched = { ...entity, properties: combineAnd(entity.properties, point.extraProperties) };
+    const series = actorSeries(project, filter, searched, {}, this.resolvers);
     let rows: Array<{ actor_id: string; value: number | string | null }>;
     try {
       const topValues = breakdownValue === BREAKDOWN_OTHER ? await this.topValues(filter, series, range, clock) : [];
