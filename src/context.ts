@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
 import type { CaptureLog } from './capture/capture-log.js';
 import { CaptureService } from './capture/capture-service.js';
 import { FlagsService } from './flags/flags-service.js';
@@ -58,6 +59,7 @@ import type { QueryApi } from './query-api/query-api.js';
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
   config: Config;
+  logger: Logger;
   catalog: Catalog;
   warehouse: Warehouse;
   accounts: AccountRepository;
@@ -118,6 +120,7 @@ export interface AppContext {
 }
 
 export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse, captureLog: CaptureLog): AppContext {
+  const logger = createLogger(config.logLevel);
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
   const keyRepository = new KeyRepository(catalog.db);
@@ -141,7 +144,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     definitions,
     warnings: ingestionWarnings,
     personWriteLock,
-    onFailure: (error) => console.error('processing captured events failed; Tally retries by itself', error),
+    onFailure: (error) => logger.error({ err: error }, 'processing captured events failed; Tally retries by itself'),
   });
   // Everything below reads through this, so every read sees every acknowledged write.
   const warehouse = new ConsistentWarehouse(storedWarehouse, { flush: () => ingestion.catchUp() });
@@ -160,8 +163,11 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     retention: new RetentionRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
     paths: new PathRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
   };
+  const persons = createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }, logger);
+  const actors = createAnalysisActors(catalog.db, warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
   return {
     config,
+    logger,
     catalog,
     warehouse,
     accounts,
@@ -192,10 +198,10 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     ...runners,
     funnelCorrelation,
     ...createSavedInsightsApi(catalog, warehouse, trends, runners),
-    persons: createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }),
+    persons,
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
-    actors: createAnalysisActors(catalog.db, warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    actors,
     events: new EventListService(catalog.db, new EventRepository(warehouse), new PersonRepository(), {
       cohorts: cohortSql,
       actions: cohortSql.actions,
@@ -211,6 +217,8 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
       lifecycle: runners.lifecycle,
       stickiness: runners.stickiness,
       paths: runners.paths,
+      actors,
+      personList: persons.list,
       resolvers: { cohorts: cohortSql, actions: cohortSql.actions },
       timeoutSeconds: config.queryTimeoutSeconds,
     }),

@@ -10,11 +10,6 @@ const INSIGHT_KINDS = new Set(['TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 
 
 /** PostHog kinds whose runners Tally does not have yet: a 400 that says so, not "unknown". */
 const KINDS_WITHOUT_RUNNER = new Set([
-  'ActorsQuery',
-  'InsightActorsQuery',
-  'FunnelsActorsQuery',
-  'StickinessActorsQuery',
-  'FunnelCorrelationActorsQuery',
   'InsightActorsQueryOptions',
   'GroupsQuery',
   'SessionsTimelineQuery',

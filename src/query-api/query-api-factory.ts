@@ -1,3 +1,4 @@
+import type { AnalysisActors } from '../insights/actors/analysis-actors.js';
 import type { CorrelationRunner } from '../insights/funnels/correlation-runner.js';
 import type { FunnelRunner } from '../insights/funnels/funnel-runner.js';
 import type { LifecycleRunner } from '../insights/lifecycle/lifecycle-runner.js';
@@ -5,11 +6,13 @@ import type { PathRunner } from '../insights/paths/path-runner.js';
 import type { RetentionRunner } from '../insights/retention/retention-runner.js';
 import type { StickinessRunner } from '../insights/stickiness/stickiness-runner.js';
 import type { TrendService } from '../insights/trends/trend-service.js';
+import type { PersonListService } from '../persons/person-list-service.js';
 import { PersonRepository } from '../persons/person-repository.js';
 import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { QueryDispatch } from './dispatch.js';
+import { ActorsQueryKind, ActorsSourceKind } from './kinds/actors-query.js';
 import { EventsQueryKind } from './kinds/events-query.js';
 import { FunnelCorrelationQueryKind } from './kinds/funnel-correlation-query.js';
 import { FunnelsQueryKind } from './kinds/funnels-query.js';
@@ -34,6 +37,9 @@ export interface QueryApiDependencies {
   lifecycle: LifecycleRunner;
   stickiness: StickinessRunner;
   paths: PathRunner;
+  /** The services of the legacy actors endpoints and the persons list, behind ActorsQuery. */
+  actors: AnalysisActors;
+  personList: PersonListService;
   resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver };
   timeoutSeconds: number;
 }
@@ -41,6 +47,7 @@ export interface QueryApiDependencies {
 /** The kinds `POST /query/` runs, by `kind`. */
 export function queryKinds(dependencies: QueryApiDependencies): Record<string, QueryKind> {
   const limits = { timeoutSeconds: dependencies.timeoutSeconds };
+  const actorServices = { actors: dependencies.actors, persons: dependencies.personList };
   return {
     HogQLQuery: new HogQLQueryKind(dependencies.warehouse, limits, dependencies.resolvers.cohorts),
     EventsQuery: new EventsQueryKind(dependencies.warehouse, limits, dependencies.db, new PersonRepository(), dependencies.resolvers),
@@ -52,6 +59,11 @@ export function queryKinds(dependencies: QueryApiDependencies): Record<string, Q
     LifecycleQuery: new LifecycleQueryKind(dependencies.lifecycle),
     StickinessQuery: new StickinessQueryKind(dependencies.stickiness),
     PathsQuery: new PathsQueryKind(dependencies.paths),
+    ActorsQuery: new ActorsQueryKind(actorServices),
+    InsightActorsQuery: new ActorsSourceKind(actorServices),
+    FunnelsActorsQuery: new ActorsSourceKind(actorServices),
+    StickinessActorsQuery: new ActorsSourceKind(actorServices),
+    FunnelCorrelationActorsQuery: new ActorsSourceKind(actorServices),
   };
 }
 

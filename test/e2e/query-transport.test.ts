@@ -48,7 +48,7 @@ describe('query API transport', () => {
       [undefined, invalid('query', 'This field is required.', 'required')],
       ['select 1', invalid('query', 'Query must be a JSON object with a "kind".')],
       [{}, invalid('query.kind', 'This field is required.', 'required')],
-      [{ kind: 'NoSuchQuery' }, invalid('query.kind', 'Unknown query kind "NoSuchQuery". Tally runs HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, and InsightVizNode, DataTableNode, DataVisualizationNode around them.')],
+      [{ kind: 'NoSuchQuery' }, invalid('query.kind', 'Unknown query kind "NoSuchQuery". Tally runs HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, ActorsQuery, InsightActorsQuery, FunnelsActorsQuery, StickinessActorsQuery, FunnelCorrelationActorsQuery, and InsightVizNode, DataTableNode, DataVisualizationNode around them.')],
       [{ kind: 'WebOverviewQuery' }, invalid('query.kind', 'Tally cannot run WebOverviewQuery queries yet.')],
       [{ kind: 'InsightVizNode' }, invalid('query.source', 'A InsightVizNode needs a source.', 'required')],
       [{ kind: 'InsightVizNode', source: HOGQL }, invalid('query.source.kind', 'An InsightVizNode shows an insight (TrendsQuery, FunnelsQuery, RetentionQuery, PathsQuery, StickinessQuery, LifecycleQuery), not a HogQLQuery.')],
