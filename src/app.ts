@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { apiAuthHook } from './http/auth.js';
@@ -43,7 +43,7 @@ export interface AppOptions {
 /** Builds the HTTP application without listening, so tests and the CLI share it. */
 export async function buildApp(context: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: options.logLevel ?? context.config.logLevel },
+    loggerInstance: (options.logLevel ? context.logger.child({}, { level: options.logLevel }) : context.logger) as FastifyBaseLogger,
     bodyLimit: MAX_BODY_BYTES,
     // Path parameters as long as a request line can be, so handlers judge them (a 400 or 404 with
     // PostHog's body) instead of the router's bare 414 past 100 characters.

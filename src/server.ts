@@ -27,7 +27,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   console.log(`Tally is listening on ${url}`);
-  const scheduler = new JobScheduler(stores.context, config.deletionSchedule, app.log);
+  const scheduler = new JobScheduler(stores.context, config.deletionSchedule);
   return {
     app,
     url,

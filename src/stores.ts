@@ -66,7 +66,7 @@ export async function openStores(config: Config): Promise<OpenStores> {
         if (!(await context.ingestion.close(FINAL_PASS_MS))) {
           // A pass still runs on the stores: closing them under it could break what it writes.
           // Everything it has not finished is in the log, processed at the next start.
-          console.error(`ingestion did not finish within ${FINAL_PASS_MS / 1000} s; the capture log keeps what is left for the next start`);
+          context.logger.error(`ingestion did not finish within ${FINAL_PASS_MS / 1000} s; the capture log keeps what is left for the next start`);
           lock?.release();
           return;
         }

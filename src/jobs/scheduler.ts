@@ -2,11 +2,6 @@ import { Cron } from 'croner';
 import type { AppContext } from '../context.js';
 import { runQueuedJobs } from './jobs.js';
 
-export interface SchedulerLog {
-  info(message: string): void;
-  error(payload: object, message: string): void;
-}
-
 /**
  * Runs the queued jobs on a cron schedule (UTC), the same code path as `tally jobs run`. A run
  * never overlaps the previous one; a failed run is logged and its tasks wait for the next.
@@ -18,7 +13,6 @@ export class JobScheduler {
   constructor(
     private readonly context: AppContext,
     schedule: string,
-    private readonly log: SchedulerLog,
   ) {
     this.cron = new Cron(schedule, { timezone: 'UTC', protect: true }, () => {
       this.running = this.runOnce();
@@ -29,10 +23,10 @@ export class JobScheduler {
   private async runOnce(): Promise<void> {
     try {
       for (const result of await runQueuedJobs(this.context)) {
-        if (result.tasks > 0) this.log.info(`${result.name}: ${result.tasks} tasks ran`);
+        if (result.tasks > 0) this.context.logger.info(`${result.name}: ${result.tasks} tasks ran`);
       }
     } catch (error) {
-      this.log.error({ err: error }, 'scheduled jobs failed');
+      this.context.logger.error({ err: error }, 'scheduled jobs failed');
     }
   }
 

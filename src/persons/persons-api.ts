@@ -15,6 +15,7 @@ import { PersonService } from './person-service.js';
 import { PersonValuesService } from './person-values.js';
 import { PersonWriteService } from './person-write-service.js';
 import { PropertiesTimelineService } from './properties-timeline.js';
+import type { Logger } from '../logger.js';
 
 /** Every service behind `/api/projects/:project_id/persons`. */
 export interface PersonsApi {
@@ -33,13 +34,14 @@ export function createPersonsApi(
   relay: OutboxRelay,
   personWriteLock: Mutex,
   resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
+  logger: Logger,
 ): PersonsApi {
   const persons = new PersonRepository();
   const activityLog = new ActivityLogRepository();
   const deletionTasks = new DeletionTaskRepository();
   const read = new PersonService(catalog.db, persons);
   const materialized = new MaterializedPersonProperties(warehouse, (error) =>
-    console.error('a person property column could not be listed, added or filled; filters on it read the JSON meanwhile', error),
+    logger.error({ err: error }, 'a person property column could not be listed, added or filled; filters on it read the JSON meanwhile'),
   );
   return {
     read,
