@@ -12,6 +12,7 @@ import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonRepository } from './person-repository.js';
 import type { PersonService } from './person-service.js';
+import { projectClock } from '../insights/actors/analysis-inputs.js';
 
 export interface TimelinePoint {
   timestamp: string;
@@ -76,7 +77,7 @@ export class PropertiesTimelineService {
     const person = await this.persons.find(project, key);
     const distinctIds = await this.personRepository.distinctIdsOf(this.db, person.id);
     const filter = parseInsightFilter(query);
-    const clock: ProjectClock = { timezone: project.timezone, weekStartDay: project.weekStartDay ?? 0, now: DateTime.now() };
+    const clock = projectClock(project);
     const dates = expandSinglePoint(filter.dates, clock);
     const earliest = dates.dateFrom === 'all' ? await this.earliestEvent(project.id, distinctIds, clock.timezone) : null;
     const range = resolveDateRange(dates, clock, earliest);

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DateTime } from 'luxon';
 import type { AppContext } from '../../context.js';
 import { filterDates, type DateRangeInput } from '../../query/date-range.js';
 import { mergeRequestInput, parseInsightFilter, trendEndpointInsight, type RawInput } from '../../insights/filter-model.js';
@@ -11,6 +10,7 @@ import type { SeriesItem } from '../../insights/trends/trend-series.js';
 import type { Project } from '../../projects/project.js';
 import { textOf } from '../../util/text.js';
 import { requireProject } from '../request-context.js';
+import { projectClock } from '../../insights/actors/analysis-inputs.js';
 
 const TrendParams = Type.Object({ project_id: Type.String() });
 
@@ -92,7 +92,7 @@ function nextUrl(request: FastifyRequest, resultLength: number, offset: number):
 }
 
 function csvFilename(project: Project, dates: DateRangeInput, query: RawInput): string {
-  const bounds = filterDates(dates, { timezone: project.timezone, weekStartDay: project.weekStartDay ?? 0, now: DateTime.now() });
+  const bounds = filterDates(dates, projectClock(project));
   const name = typeof query.export_name === 'string' && query.export_name !== '' ? query.export_name : 'export';
   const from = bounds.from ? `${bounds.from.toFormat('yyyy-MM-dd')} -` : 'up until';
   return `${name.replace(/[^\w\s-]/g, '').trim()} (${from} ${bounds.to.toFormat('yyyy-MM-dd')}) from PostHog.csv`;

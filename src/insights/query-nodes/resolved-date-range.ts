@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { needsEarliestEvent, resolveDateRange, type DateRangeInput } from '../../query/date-range.js';
+import { projectClock } from '../actors/analysis-inputs.js';
 
 export interface ResolvedDateRange {
   date_from: string;
@@ -27,7 +28,7 @@ export async function resolvedDateRange(
   dates: DateRangeInput,
   now: DateTime,
 ): Promise<ResolvedDateRange> {
-  const clock = { timezone: project.timezone, weekStartDay: project.weekStartDay ?? 0, now };
+  const clock = projectClock(project, now);
   const earliest = needsEarliestEvent(dates) ? await earliestEvent(warehouse, project.id) : null;
   const range = resolveDateRange(dates, clock, earliest);
   return { date_from: range.roundedFrom.toISO()!, date_to: range.to.toISO()! };

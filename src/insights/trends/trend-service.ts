@@ -22,6 +22,7 @@ import { UnknownAction, type InsightResolvers } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
 import { parseFormula } from './formula.js';
 import { compareToPeriod } from './compare-to-period.js';
+import { projectClock } from '../actors/analysis-inputs.js';
 
 /** Where a period's items come from: the series of each entity, before any formula. */
 export interface EntityResult {
@@ -50,11 +51,7 @@ export class TrendService {
   ) {}
 
   async run(project: Project, filter: InsightFilter, options: TrendOptions = {}): Promise<SeriesItem[]> {
-    const clock: ProjectClock = {
-      timezone: project.timezone,
-      weekStartDay: project.weekStartDay ?? 0,
-      now: options.now ?? DateTime.now(),
-    };
+    const clock = projectClock(project, options.now);
     // Bad dates are a 400 even when there is nothing to count.
     filterDates(filter.dates, clock);
     if (filter.entities.length === 0) return [];
