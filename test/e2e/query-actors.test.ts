@@ -105,6 +105,8 @@ describe('query API: ActorsQuery', () => {
       ev('watched', 't3', '2020-01-01T10:00:00', { $browser: 'Safari' }),
       ev('watched', 't3', '2020-01-01T10:30:00', { $browser: 'Safari' }),
       ev('watched', 't4', '2020-01-02T11:00:00', { $browser: 'Safari' }),
+      // t3 gains a second distinct id that never watched: event_distinct_ids leave it out.
+      ev('$identify', 't3', '2020-06-01T10:00:00', { $anon_distinct_id: 't3-phone' }),
       ev('play', 'l1', '2020-02-01T10:00:00'),
       ev('signup', 'l2', '2020-02-01T11:00:00'),
       ev('play', 'l1', '2020-02-02T10:00:00'),
@@ -163,6 +165,8 @@ describe('query API: ActorsQuery', () => {
       [1, ['t2']],
     ]);
     assert.deepEqual(first.columns, ['event_count', 'event_distinct_ids']);
+    const t3 = (await persons(undefined, { search: 't3-phone' }))[0]!;
+    assert.deepEqual([...t3.distinct_ids].sort(), ['t3', 't3-phone']);
 
     // Unique users: the number of actors is the data point.
     const dau = trends({ series: [{ kind: 'EventsNode', event: 'watched', math: 'dau' }] });

@@ -94,7 +94,7 @@ async function sourcePage(services: ActorsQueryServices, project: Project, plan:
         const list = await actors.trends.dataPointActors(project, { filter: source.filter, entity: source.entity, breakdownValue: source.breakdownValue, extraProperties: extra }, page, now);
         return fromList(list, (person) => ({
           event_count: (person as ApiPerson & { value_at_data_point?: number | null }).value_at_data_point ?? null,
-          event_distinct_ids: person.distinct_ids,
+          event_distinct_ids: list.eventDistinctIds.get(person.uuid) ?? [],
         }));
       }
       case 'lifecycle':

@@ -22,6 +22,11 @@ function numberOrNull(value: number | string | null): number | null {
   return value === null ? null : Number(value);
 }
 
+/** The persons of a data point, and the distinct ids each one's counted events carry (by person UUID). */
+export interface DataPointActorList extends ActorList {
+  eventDistinctIds: Map<string, string[]>;
+}
+
 /**
  * One trend data point: the series, the filter whose dates are the point's window (as its
  * persons URL gives them), the breakdown bucket, and filters on top of the trend's (a search).
@@ -53,21 +58,21 @@ export class TrendActorsService {
   }
 
   /** The persons of a data point, highest value first, each with its `value_at_data_point`. */
-  async dataPointActors(project: Project, point: TrendDataPoint, page: ActorPage, now?: DateTime): Promise<ActorList> {
+  async dataPointActors(project: Project, point: TrendDataPoint, page: ActorPage, now?: DateTime): Promise<DataPointActorList> {
     const { filter, entity, breakdownValue } = point;
     const clock = projectClock(project, now);
     const range = dataPointRange(filter, clock);
     // The search reaches the series through the entity's own filters, ANDed like the rest.
     const searched = { ...entity, properties: combineAnd(entity.properties, point.extraProperties) };
     const series = actorSeries(project, filter, searched, {}, this.resolvers);
-    let rows: Array<{ actor_id: string; value: number | string | null }>;
+    let rows: Array<{ actor_id: string; value: number | string | null; distinct_ids: string[] }>;
     try {
       const topValues = breakdownValue === BREAKDOWN_OTHER ? await this.topValues(filter, series, range, clock) : [];
       const { sql, params } = await trendActorsSql({ series, range, breakdown: filter.breakdown, breakdownValue, topValues, page });
       rows = await this.warehouse.query(sql, params);
     } catch (error) {
       // As the trend itself, a series of an action the project does not have has no persons.
-      if (error instanceof UnknownAction) return emptyActorList(page);
+      if (error instanceof UnknownAction) return { ...emptyActorList(page), eventDistinctIds: new Map() };
       throw error;
     }
     const values = new Map(rows.map((row) => [row.actor_id, numberOrNull(row.value)]));
@@ -77,7 +82,11 @@ export class TrendActorsService {
       rows.map((row) => row.actor_id),
       page,
     );
-    return { ...list, people: list.people.map((person) => ({ ...person, value_at_data_point: values.get(person.uuid) ?? null })) };
+    return {
+      ...list,
+      people: list.people.map((person) => ({ ...person, value_at_data_point: values.get(person.uuid) ?? null })),
+      eventDistinctIds: new Map(rows.map((row) => [row.actor_id, row.distinct_ids])),
+    };
   }
 
   /**

@@ -109,8 +109,8 @@ async function dataPointScope(query: TrendActorsQuery): Promise<{ scope: SeriesS
 
 /**
  * The persons behind one trend data point with their value at it (`value`: the person's event
- * count, or the series' property math over the person's events), highest value first, then the
- * person created last, then the highest id.
+ * count, or the series' property math over the person's events) and the distinct ids their
+ * counted events carry, highest value first, then the person created last, then the highest id.
  */
 export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: string; params: Record<string, unknown> }> {
   const { series, breakdown } = query;
@@ -124,8 +124,8 @@ export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: st
     math.kind === 'property'
       ? `${aggregateFunction(math.fn)}(toFloat64OrNull(${rawPropertyValue(scope.source.eventProperties, math.property, scope.params)}))`
       : 'count()';
-  const sql = `SELECT toString(point.actor) AS actor_id, point.value AS value
-FROM (SELECT ${scope.source.personId} AS actor, ${value} AS value ${scope.fromWhere(conditions)} GROUP BY actor) AS point
+  const sql = `SELECT toString(point.actor) AS actor_id, point.value AS value, point.distinct_ids AS distinct_ids
+FROM (SELECT ${scope.source.personId} AS actor, ${value} AS value, arraySort(groupUniqArray(e.distinct_id)) AS distinct_ids ${scope.fromWhere(conditions)} GROUP BY actor) AS point
 LEFT JOIN (SELECT id, person_id, created_at FROM (${CURRENT_PERSONS})) AS person ON person.id = point.actor
 ORDER BY point.value DESC, person.created_at DESC, person.person_id DESC
 ${limitClause(query.page, scope.params)}`;
