@@ -61,7 +61,7 @@ export async function queryRoutes(app: FastifyInstance, context: AppContext): Pr
     '/api/projects/:project_id/query/',
     {
       schema: {
-        description: "Runs a query node (PostHog's query API): HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, or a wrapper running its source",
+        description: "Runs a query node (PostHog's query API): HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, ActorsQuery and its sources, or a wrapper running its source",
         params: Params,
         body: QueryBody,
         response: { 200: QueryResponse },
