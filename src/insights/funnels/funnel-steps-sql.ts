@@ -4,6 +4,7 @@ import { rawPropertyValue } from '../../query/property-filters.js';
 import { bucketExpression } from '../trends/series-math.js';
 import { ALL_USERS_COHORT, type FunnelBreakdown } from './funnel-breakdown.js';
 import type { FunnelFilter } from './funnel-filter.js';
+import { orderedFunnelSql, secondsBetween } from './funnel-ordered-sql.js';
 
 /**
  * THE per-actor SQL of funnels: every funnel number (steps, trends, time to convert,
@@ -19,12 +20,14 @@ import type { FunnelFilter } from './funnel-filter.js';
  * averages (and medians) over every attempt that reached that many. Unordered funnels start an
  * attempt at every step event and count the other steps done after it within the window.
  *
- * The attempts come from one backwards pass over the actor's time-ordered events
- * (`arrayFold`), linear in their number: the state holds, for each step, the chain of steps
- * that follows the nearest later event of that step, so the chain of an attempt is its first
- * event followed by the chain of the nearest later event of step 2. Each chain entry keeps the
- * time of the nearest later event of every exclusion, which decides whether the attempt
- * crossed one. Events of one instant sort events of no step first, then by their lowest step.
+ * Events of one instant sort events of no step first, then by their lowest step. The attempts
+ * of ordered funnels come from array functions over the actor's time-ordered events
+ * (funnel-ordered-sql.ts). Those of strict and unordered funnels come from one backwards pass
+ * over them (`arrayFold`), linear in their number: the state holds, for each step, the chain
+ * of steps that follows the nearest later event of that step, so the chain of an attempt is its
+ * first event followed by the chain of the nearest later event of step 2. Each chain entry
+ * keeps the time of the nearest later event of every exclusion, which decides whether the
+ * attempt crossed one.
  */
 
 /** Breakdown buckets: the property values kept (any other value becomes `Other`), or the cohorts. */
@@ -53,11 +56,6 @@ function bind(name: string, value: string, body: string): string {
 function bitMask(conditions: string[]): string {
   if (conditions.length === 0) return 'toUInt64(0)';
   return conditions.map((condition, k) => `if(${condition}, toUInt64(${2 ** k}), toUInt64(0))`).join(' + ');
-}
-
-/** Whole-second difference of two microsecond times, as PostHog's dateDiff of DateTimes. */
-function secondsBetween(earlier: string, later: string): string {
-  return `intDiv(${later}, 1000000) - intDiv(${earlier}, 1000000)`;
 }
 
 interface FoldContext {
@@ -98,14 +96,14 @@ function withAttempt(context: FoldContext, state: { first: string; second: strin
 }
 
 /**
- * The backwards pass of ordered and strict funnels over `timeline` (latest event first). The
- * lambda repeats its subexpressions instead of binding them: ClickHouse computes a repeated
- * expression once, while a binding (a one-element arrayMap) copies the whole state per event.
+ * The backwards pass of strict funnels over `timeline` (latest event first). The lambda repeats
+ * its subexpressions instead of binding them: ClickHouse computes a repeated expression once,
+ * while a binding (a one-element arrayMap) copies the whole state per event.
  */
-function orderedFold(context: FoldContext, strict: boolean): string {
+function strictFold(context: FoldContext): string {
   const { steps, window, exclusionFrom: from, exclusionTo: to } = context;
-  // The chain of the nearest later event of step k + 1 (for strict funnels: only the very next event's).
-  const chains = `arrayMap(k -> if(bitTest(x.2, k), arrayPushFront(acc.1[k + 2], (x.1, acc.2)), ${strict ? `CAST([], '${CHAIN_TYPE}')` : 'acc.1[k + 1]'}), range(${steps}))`;
+  // The chain of the very next event when it is of step k + 1.
+  const chains = `arrayMap(k -> if(bitTest(x.2, k), arrayPushFront(acc.1[k + 2], (x.1, acc.2)), CAST([], '${CHAIN_TYPE}')), range(${steps}))`;
   const exclusions = `arrayMap(j -> if(bitTest(x.3, j), x.1, acc.2[j + 1]), range(${context.exclusions}))`;
   const chain = `(${chains})[1]`;
   const n = `toUInt64(arrayCount(c -> c.1 - x.1 <= ${window}, ${chain}))`;
@@ -232,7 +230,6 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   // Strict funnels see every event of the actor: any other event breaks the sequence.
   if (filter.orderType !== 'strict') conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
   if (group !== null) conditions.push(`e.\`$group_${group}\` != ''`);
-  const fold = filter.orderType === 'unordered' ? unorderedFold(context) : orderedFold(context, filter.orderType === 'strict');
   // Only actors with an event of the first step (of any step, unordered) can have an attempt.
   const entered = filter.orderType === 'unordered' ? '' : 'HAVING bitTest(groupBitOr(step_mask), 0)';
   const keep = options.breakdownValue ? `WHERE bucket = ${params.add(options.breakdownValue, 'Array(String)')}` : '';
@@ -241,7 +238,7 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
         ${scope.fromWhere(conditions)}`;
   const order = `if(step_mask = 0, 0, 1 + bitCount(bitAnd(step_mask, bitNot(step_mask) + 1) - 1))`;
   const timeline = `arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, ${order}${options.periods ? ', period' : ''})))`;
-  const attempts = `SELECT actor, bucket, ${fold} AS funnel
+  const timelines = `SELECT actor, bucket, timeline
     FROM (
       SELECT actor, ${buckets.buckets} AS buckets, ${timeline} AS timeline
       FROM (
@@ -252,6 +249,9 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
     )
     ARRAY JOIN buckets AS bucket
     ${keep}`;
+  if (filter.orderType === 'ordered') return orderedFunnelSql(context, timelines);
+  const fold = filter.orderType === 'unordered' ? unorderedFold(context) : strictFold(context);
+  const attempts = `SELECT actor, bucket, ${fold} AS funnel FROM (${timelines})`;
   if (options.periods) {
     return `SELECT actor, bucket, entered.1 AS period, entered.2 AS steps
 FROM (
