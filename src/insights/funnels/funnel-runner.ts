@@ -23,7 +23,7 @@ import type {
   FunnelTrendsSeries,
 } from './funnel-results.js';
 import { funnelPerActorSql, OTHER_BUCKET, type FunnelBuckets, type FunnelSqlOptions } from './funnel-steps-sql.js';
-import { histogramBins, histogramPlan } from './funnel-time-bins.js';
+import { histogramBins, histogramPlan, histogramSql } from './funnel-time-bins.js';
 
 /** Which actors of a funnel: reached a step or further, dropped off before one, exact furthest steps, or a range of them. */
 export type FunnelStepSelection =
@@ -220,22 +220,17 @@ GROUP BY bucket, period`,
     const samples = `SELECT arraySum(time -> assumeNotNull(time), arraySlice(avg_times, ${from}, ${length})) AS sample
 FROM (${sql})
 WHERE steps >= ${params.add(filter.toStep + 1, 'UInt64')}`;
-    const [stats] = await this.warehouse.query<{ samples: unknown; shortest: unknown; longest: unknown; average: unknown }>(
-      `SELECT count() AS samples, min(sample) AS shortest, max(sample) AS longest, avg(sample) AS average FROM (${samples})`,
+    const [stats] = await this.warehouse.query<{ samples: unknown; shortest: unknown; longest: unknown; average: unknown; actors: unknown[] }>(
+      histogramSql(samples, filter.binCount, (value, type) => params.add(value, type)),
       params.all,
     );
     const sampleCount = numberOf(stats?.samples ?? 0);
     if (!stats || sampleCount === 0) return { kind: 'time_to_convert', bins: [], averageConversionTime: null };
     const plan = histogramPlan({ samples: sampleCount, shortest: numberOf(stats.shortest), longest: numberOf(stats.longest) }, filter.binCount);
-    const bins = await this.warehouse.query<{ bin: unknown; actors: unknown }>(
-      `SELECT toInt64(floor((sample - ${params.add(plan.from, 'Float64')}) / ${params.add(plan.width, 'Float64')})) AS bin, count() AS actors
-FROM (${samples})
-GROUP BY bin`,
-      params.all,
-    );
+    const actorsPerBin = new Map(stats.actors.map((actors, bin) => [bin, numberOf(actors)]));
     return {
       kind: 'time_to_convert',
-      bins: histogramBins(plan, new Map(bins.map((row) => [numberOf(row.bin), numberOf(row.actors)]))),
+      bins: histogramBins(plan, actorsPerBin),
       averageConversionTime: Math.round(numberOf(stats.average) * 100) / 100,
     };
   }
