@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import type { Project } from '../../projects/project.js';
 import { formatDay, resolveDateRange } from '../../query/date-range.js';
+import type { SqlParams } from '../../query/sql-params.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { ActorPage } from '../actors/actor-page.js';
@@ -22,7 +23,7 @@ import type {
   FunnelTrendsResult,
   FunnelTrendsSeries,
 } from './funnel-results.js';
-import { funnelPerActorSql, OTHER_BUCKET, type FunnelBuckets, type FunnelSqlOptions } from './funnel-steps-sql.js';
+import { funnelPerActorSql, OTHER_BUCKET, rankedBreakdownLimit, type FunnelBuckets, type FunnelSqlOptions } from './funnel-steps-sql.js';
 import { histogramBins, histogramPlan, histogramSql } from './funnel-time-bins.js';
 
 /** Which actors of a funnel: reached a step or further, dropped off before one, exact furthest steps, or a range of them. */
@@ -139,19 +140,20 @@ export class FunnelRunner {
 
   private async steps(project: Project, filter: FunnelFilter, now: DateTime): Promise<FunnelStepsResult> {
     const scope = this.scopeOf(project, filter, now);
-    const buckets = await funnelBuckets(filter, scope, this.warehouse);
-    const { sql, scope: events } = await this.perActor(scope, filter, { buckets });
+    // A touch-attributed property breakdown ranks its values in the same query.
+    const rankLimit = rankedBreakdownLimit(filter);
+    const ranked = rankLimit !== null;
+    const buckets = ranked ? null : await funnelBuckets(filter, scope, this.warehouse);
+    const { sql, scope: events } = await this.perActor(scope, filter, { buckets, rankedValues: ranked });
     const count = filter.steps.length;
-    const rows = await this.warehouse.query<{ bucket: string[]; counts: unknown[]; averages: unknown[]; medians: unknown[] }>(
-      `SELECT bucket, sumForEach(arrayMap(k -> toUInt64(steps >= k), range(1, ${count + 1}))) AS counts,
-  avgForEach(avg_times) AS averages, medianForEach(median_times) AS medians
-FROM (${sql})
-WHERE steps >= 1
-GROUP BY bucket`,
-      events.params.all,
+    const { params } = events;
+    const rows = await this.warehouse.query<{ bucket: string[]; counts: unknown[]; averages: unknown[]; medians: unknown[]; rank: unknown }>(
+      ranked ? rankedStepsSql(sql, count, rankLimit, params) : stepsSql(sql, count),
+      params.all,
     );
+    const broken = ranked || buckets !== null;
     const seriesOf = async (row: (typeof rows)[number] | null): Promise<FunnelStepsSeries> => ({
-      bucket: row && buckets ? await this.bucketOf(project, filter, row.bucket) : null,
+      bucket: row && broken ? await this.bucketOf(project, filter, row.bucket) : null,
       steps: filter.steps.map((entity, index) => ({
         entity,
         index,
@@ -160,8 +162,8 @@ GROUP BY bucket`,
         medianConversionTime: row && index > 0 ? nullableNumber(row.medians[index - 1]) : null,
       })),
     });
-    if (!buckets) return { kind: 'steps', orderType: filter.orderType, series: [await seriesOf(rows[0] ?? null)] };
-    const rank = bucketRank(buckets);
+    if (!broken) return { kind: 'steps', orderType: filter.orderType, series: [await seriesOf(rows[0] ?? null)] };
+    const rank = buckets ? bucketRank(buckets) : (key: string[]) => numberOf(rows.find((row) => sameKey(row.bucket, key))?.rank);
     const ordered = [...rows].sort((a, b) => {
       for (let index = count - 1; index >= 0; index -= 1) {
         const difference = numberOf(b.counts[index]) - numberOf(a.counts[index]);
@@ -254,6 +256,39 @@ WHERE steps >= ${params.add(filter.toStep + 1, 'UInt64')}`;
     if (breakdown.type === 'group') return { kind: 'group', key, value: key[0] ?? '' };
     return { kind: 'values', key, values: key };
   }
+}
+
+/** Per bucket: its actors at each step and their conversion times' averages and medians. */
+function stepsSql(perActor: string, steps: number): string {
+  return `SELECT bucket, sumForEach(arrayMap(k -> toUInt64(steps >= k), range(1, ${steps + 1}))) AS counts,
+  avgForEach(avg_times) AS averages, medianForEach(median_times) AS medians
+FROM (${perActor})
+WHERE steps >= 1
+GROUP BY bucket`;
+}
+
+/**
+ * stepsSql of rows made with `rankedValues`, ranking the values as funnelBuckets does in the
+ * same query: by their number of step events (ties: the greater value first), the first
+ * `limit` kept and any other `Other`. `rank` orders buckets of equal counts as bucketRank does.
+ */
+function rankedStepsSql(perActor: string, steps: number, limit: number, params: SqlParams): string {
+  return `SELECT bucket, sumForEach(arrayMap(k -> toUInt64(actor.1 >= k), range(1, ${steps + 1}))) AS counts,
+  avgForEach(actor.2) AS averages, medianForEach(actor.3) AS medians, min(rank) AS rank
+FROM (
+  SELECT if(rank <= ${params.add(limit, 'UInt64')}, value, [${params.add(OTHER_BUCKET, 'String')}]) AS bucket, actors, rank
+  FROM (
+    SELECT value, actors, row_number() OVER (ORDER BY events DESC, value DESC) AS rank
+    FROM (
+      SELECT entry.1 AS value, countIf(NOT entry.2) AS events, groupArrayIf((steps, avg_times, median_times), entry.2 AND steps >= 1) AS actors
+      FROM (${perActor})
+      ARRAY JOIN arrayPushFront(arrayMap(v -> (v, false), bucket.2), (bucket.1, true)) AS entry
+      GROUP BY value
+    )
+  )
+)
+ARRAY JOIN actors AS actor
+GROUP BY bucket`;
 }
 
 function sameKey(a: string[], b: string[]): boolean {

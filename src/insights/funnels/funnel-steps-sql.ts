@@ -40,6 +40,13 @@ export interface FunnelSqlOptions {
   breakdownValue?: string[] | null;
   /** Funnel trends: one row per actor and period their attempts entered in. */
   periods?: { interval: Interval; weekStartDay: WeekStartDay } | null;
+  /**
+   * A property breakdown attributed by first or last touch, ranked by the query that reads
+   * these rows (instead of `buckets`): `bucket` is (the actor's value, the values of all their
+   * step events), and actors without the first step have rows too (steps 0) because their
+   * events count in the ranking.
+   */
+  rankedValues?: boolean;
 }
 
 /** The value of a bucket that is not among the top values. */
@@ -166,8 +173,26 @@ interface BucketColumns {
   buckets: string;
 }
 
-async function bucketColumns(filter: FunnelFilter, scope: EventScope, buckets: FunnelBuckets | null): Promise<BucketColumns> {
+/** The breakdown limit when the query reading the rows can rank the values (`rankedValues`), else null. */
+export function rankedBreakdownLimit(filter: FunnelFilter): number | null {
+  const { breakdown, attribution } = filter;
+  if (!breakdown || breakdown.type === 'cohort' || (attribution.kind !== 'first_touch' && attribution.kind !== 'last_touch')) return null;
+  // Group actors skip events without the group, which the ranking counts.
+  return filter.aggregationGroupTypeIndex === null ? breakdown.limit : null;
+}
+
+function touchedValue(filter: FunnelFilter): string {
+  const pick = filter.attribution.kind === 'last_touch' ? 'argMaxIf' : 'argMinIf';
+  return `${pick}(prop, at, step_mask > 0 AND arrayExists(v -> v != '', prop))`;
+}
+
+async function bucketColumns(filter: FunnelFilter, scope: EventScope, buckets: FunnelBuckets | null, rankedValues: boolean): Promise<BucketColumns> {
   const { breakdown } = filter;
+  if (breakdown && breakdown.type !== 'cohort' && rankedValues) {
+    const empty = `arrayWithConstant(${breakdown.properties.length}, '')`;
+    const value = bind('touched', touchedValue(filter), `if(empty(touched), ${empty}, touched)`);
+    return { event: `, ${propertyValues(breakdown, scope)} AS prop`, groupBy: '', buckets: `[(${value}, groupArrayIf(prop, step_mask > 0))]` };
+  }
   if (!breakdown || !buckets) return { event: '', groupBy: '', buckets: `[CAST([], 'Array(String)')]` };
   const { params } = scope;
   if (breakdown.type === 'cohort' || buckets.kind === 'cohorts') {
@@ -192,9 +217,7 @@ async function bucketColumns(filter: FunnelFilter, scope: EventScope, buckets: F
     const step = params.add(attribution.step, 'UInt8');
     return { event, groupBy: '', buckets: `arrayDistinct(arrayMap(v -> ${kept('v')}, groupUniqArrayIf(prop, bitTest(step_mask, ${step}))))` };
   }
-  const pick = attribution.kind === 'last_touch' ? 'argMaxIf' : 'argMinIf';
-  const touched = `${pick}(prop, at, step_mask > 0 AND arrayExists(v -> v != '', prop))`;
-  return { event, groupBy: '', buckets: `[${bind('touched', touched, kept(`if(empty(touched), ${empty}, touched)`))}]` };
+  return { event, groupBy: '', buckets: `[${bind('touched', touchedValue(filter), kept(`if(empty(touched), ${empty}, touched)`))}]` };
 }
 
 /**
@@ -222,7 +245,8 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
     exclusionTo: params.add(filter.exclusions.map((exclusion) => exclusion.toStep), 'Array(UInt64)'),
     trends: Boolean(options.periods),
   };
-  const buckets = await bucketColumns(filter, scope, options.buckets ?? null);
+  const rankedValues = Boolean(options.rankedValues) && rankedBreakdownLimit(filter) !== null;
+  const buckets = await bucketColumns(filter, scope, options.buckets ?? null, rankedValues);
   const group = filter.aggregationGroupTypeIndex;
   const actor = group === null ? source.personId : `e.\`$group_${group}\``;
   const period = options.periods ? `, toString(${bucketExpression(options.periods.interval, 'e.timestamp', options.periods.weekStartDay)}) AS period` : '';
@@ -231,7 +255,7 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   if (filter.orderType !== 'strict') conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
   if (group !== null) conditions.push(`e.\`$group_${group}\` != ''`);
   // Only actors with an event of the first step (of any step, unordered) can have an attempt.
-  const entered = filter.orderType === 'unordered' ? '' : 'HAVING bitTest(groupBitOr(step_mask), 0)';
+  const entered = filter.orderType === 'unordered' || rankedValues ? '' : 'HAVING bitTest(groupBitOr(step_mask), 0)';
   const keep = options.breakdownValue ? `WHERE bucket = ${params.add(options.breakdownValue, 'Array(String)')}` : '';
   const events = `SELECT ${actor} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${bitMask(stepConditions)} AS step_mask,
           ${bitMask(exclusionConditions)} AS exclusion_mask${buckets.event}${period}
