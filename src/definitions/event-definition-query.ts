@@ -1,5 +1,14 @@
 import type { EventDefinitionFilter, EventDefinitionOrder, EventDefinitionOrderField, EventType } from './event-definition.js';
-import { commaListParam, invalidChoice, jsonNameListParam, searchTerms, stringParam, type RawQuery } from './query-params.js';
+import { commaListParam, invalidChoice, jsonNameListParam, searchTerms, stringParam } from './query-params.js';
+
+/** The list parameters as the query string carries them: a repeated parameter arrives as a list. */
+export type EventDefinitionListQuery = {
+  search?: string | string[];
+  event_type?: string | string[];
+  ordering?: string | string[];
+  excluded_properties?: string | string[];
+  names?: string | string[];
+};
 
 /** `all` and `action_event` are older spellings of `event` that PostHog still accepts. */
 const EVENT_TYPES = new Map<string, EventType>([
@@ -19,7 +28,7 @@ const ORDER_FIELDS = new Map<string, { field: EventDefinitionOrderField; byDay: 
 ]);
 
 /** `ordering` keys, repeated or comma-separated, `-` for descending; unknown keys are ignored. */
-function readOrdering(query: RawQuery): EventDefinitionOrder[] {
+function readOrdering(query: EventDefinitionListQuery): EventDefinitionOrder[] {
   return commaListParam(query, 'ordering').flatMap((key) => {
     const descending = key.startsWith('-');
     const known = ORDER_FIELDS.get(descending ? key.slice(1) : key);
@@ -28,7 +37,7 @@ function readOrdering(query: RawQuery): EventDefinitionOrder[] {
 }
 
 /** Reads the list filters of `GET event_definitions`; bad values are 400s naming the parameter. */
-export function readEventDefinitionFilter(query: RawQuery): EventDefinitionFilter {
+export function readEventDefinitionFilter(query: EventDefinitionListQuery): EventDefinitionFilter {
   const eventTypeParam = stringParam(query, 'event_type') ?? 'event';
   const eventType = EVENT_TYPES.get(eventTypeParam);
   if (!eventType) throw invalidChoice('event_type', eventTypeParam);

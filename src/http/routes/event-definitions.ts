@@ -1,49 +1,77 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { readEventDefinitionFilter } from '../../definitions/event-definition-query.js';
 import { serializeEventDefinition } from '../../definitions/event-definition-serializer.js';
-import type { EventDefinitionPatch } from '../../definitions/event-definition-service.js';
 import { envelope, readPage } from '../pagination.js';
 import { requireProject } from '../request-context.js';
-
-const ListParams = Type.Object({ project_id: Type.String() });
-const ItemParams = Type.Object({ project_id: Type.String(), id: Type.String() });
-const PatchBody = Type.Object({}, { additionalProperties: true });
+import {
+  EventDefinitionList,
+  EventDefinitionListParams,
+  EventDefinitionListQuery,
+  EventDefinitionParams,
+  EventDefinitionPatchBody,
+  EventDefinitionRecord,
+} from '../schemas/event-definition-schemas.js';
 
 const PAGE = { defaultLimit: 100, maxLimit: 10_000 };
 
 export async function eventDefinitionRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const path = '/api/projects/:project_id/event_definitions/';
 
-  app.get(path, { schema: { params: ListParams }, config: { scopes: ['event_definition:read'] } }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = readPage(query, PAGE);
-    const filter = readEventDefinitionFilter(query);
-    const { total, views } = await context.eventDefinitions.list(requireProject(request), filter, page);
-    return envelope(request, page, total, views.map(serializeEventDefinition));
-  });
-
-  app.get(`${path}:id/`, { schema: { params: ItemParams }, config: { scopes: ['event_definition:read'] } }, async (request) => {
-    const { id } = request.params as { id: string };
-    return serializeEventDefinition(await context.eventDefinitions.get(requireProject(request), id));
-  });
-
-  app.patch(
-    `${path}:id/`,
-    { schema: { params: ItemParams, body: PatchBody }, config: { scopes: ['event_definition:write'] } },
+  api.get(
+    path,
+    {
+      schema: {
+        description: 'The events the project has seen (and definitions kept after their events stopped)',
+        params: EventDefinitionListParams,
+        querystring: EventDefinitionListQuery,
+        response: { 200: EventDefinitionList },
+      },
+      config: { scopes: ['event_definition:read'] },
+    },
     async (request) => {
-      const { id } = request.params as { id: string };
-      const patch = request.body as EventDefinitionPatch;
-      return serializeEventDefinition(
-        await context.eventDefinitions.update(requireProject(request), id, patch, request.apiKey!.user.id),
-      );
+      const page = readPage(request.query, PAGE);
+      const { total, views } = await context.eventDefinitions.list(requireProject(request), readEventDefinitionFilter(request.query), page);
+      return envelope(request, page, total, views.map(serializeEventDefinition));
     },
   );
 
-  app.delete(`${path}:id/`, { schema: { params: ItemParams }, config: { scopes: ['event_definition:write'] } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
-    await context.eventDefinitions.delete(requireProject(request), id);
-    return reply.status(204).send();
-  });
+  api.get(
+    `${path}:id/`,
+    {
+      schema: { description: 'One event definition', params: EventDefinitionParams, response: { 200: EventDefinitionRecord } },
+      config: { scopes: ['event_definition:read'] },
+    },
+    async (request) => serializeEventDefinition(await context.eventDefinitions.get(requireProject(request), request.params.id)),
+  );
+
+  api.patch(
+    `${path}:id/`,
+    {
+      schema: {
+        description: 'Changes the description, tags, owner, verified or hidden; name and times are read-only',
+        params: EventDefinitionParams,
+        body: EventDefinitionPatchBody,
+        response: { 200: EventDefinitionRecord },
+      },
+      config: { scopes: ['event_definition:write'] },
+    },
+    async (request) =>
+      serializeEventDefinition(await context.eventDefinitions.update(requireProject(request), request.params.id, request.body, request.apiKey!.user.id)),
+  );
+
+  api.delete(
+    `${path}:id/`,
+    {
+      schema: { description: 'Deletes the definition; the events stay', params: EventDefinitionParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+      config: { scopes: ['event_definition:write'] },
+    },
+    async (request, reply) => {
+      await context.eventDefinitions.delete(requireProject(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
 }
