@@ -372,10 +372,13 @@ class Printer {
     return this.propertySql(resolved.sql, resolved.path);
   }
 
-  /** PostHog's property read: JSON null and missing are NULL, strings lose their quotes, other values are their JSON text. */
+  /**
+   * PostHog's property read: JSON null and missing are NULL, strings their text (escapes decoded,
+   * so they compare equal to what was sent), other values their JSON text.
+   */
   private propertySql(json: string, path: (string | number)[]): string {
-    const keys = path.map((key) => (typeof key === 'number' ? this.options.params.add(key, 'Int64') : this.options.params.add(key, 'String')));
-    return `replaceRegexpAll(nullIf(nullIf(JSONExtractRaw(${json}, ${keys.join(', ')}), ''), 'null'), '^"|"$', '')`;
+    const keys = path.map((key) => (typeof key === 'number' ? this.options.params.add(key, 'Int64') : this.options.params.add(key, 'String'))).join(', ');
+    return `if(JSONType(${json}, ${keys}) = 'String', JSONExtractString(${json}, ${keys}), nullIf(nullIf(JSONExtractRaw(${json}, ${keys}), ''), 'null'))`;
   }
 
   private placeholderValue(chain: string[]): PlaceholderValue {

@@ -27,7 +27,7 @@ describe('query API: HogQLQuery', () => {
         event: '$pageview',
         distinct_id: 'ada',
         timestamp: '2024-03-01T10:00:00Z',
-        properties: { $browser: 'Chrome', amount: 12.5, count: 0, flag: true, empty: '', nothing: null, nested: { a: { b: 'deep' } }, list: [10, 20, 30] },
+        properties: { $browser: 'Chrome', amount: 12.5, count: 0, flag: true, empty: '', nothing: null, nested: { a: { b: 'deep' } }, list: [10, 20, 30], quoted: 'say "hi" \\ back' },
       },
       { event: '$pageview', distinct_id: 'ada', timestamp: '2024-03-02T10:00:00Z', properties: { $browser: 'Firefox' } },
       { event: 'signed up', distinct_id: 'bob', timestamp: '2024-03-03T10:00:00Z', properties: { $browser: 'Safari', plan: 'pro' } },
@@ -76,6 +76,9 @@ describe('query API: HogQLQuery', () => {
     assert.deepEqual(body.results, [['Chrome', '12.5', '0', 'true', '', null, null, 'deep', '{"a":{"b":"deep"}}', '20', '30', '[10,20,30]']]);
     assert.deepEqual(body.columns, ['$browser', 'amount', 'count', 'flag', 'empty', 'nothing', 'missing', 'nested__a__b', 'nested', 'properties.list.2', "properties['list'][3]", 'list']);
     assert.deepEqual(body.types[0], ['$browser', 'Nullable(String)']);
+    // A string is read as it was sent, escapes decoded, so comparing it with the same text matches.
+    const quoted = await hogql(server, `select properties.quoted from events where properties.quoted = 'say "hi" \\\\ back'`);
+    assert.deepEqual(quoted.body.results, [['say "hi" \\ back']]);
   });
 
   test('person properties are the current person, reached through the distinct id; events without a person keep theirs', async () => {

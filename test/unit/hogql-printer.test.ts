@@ -20,7 +20,8 @@ function printed(text: string, values: Record<string, PlaceholderValue> | null =
 }
 
 function property(json: string, ...keys: string[]): string {
-  return `replaceRegexpAll(nullIf(nullIf(JSONExtractRaw(${json}, ${keys.join(', ')}), ''), 'null'), '^"|"$', '')`;
+  const path = keys.join(', ');
+  return `if(JSONType(${json}, ${path}) = 'String', JSONExtractString(${json}, ${path}), nullIf(nullIf(JSONExtractRaw(${json}, ${path}), ''), 'null'))`;
 }
 
 const GUARD = 'team_id = {team_id:Int64}';
