@@ -4,6 +4,14 @@ import { textOf } from '../util/text.js';
 import { STRING_MATCHINGS, type ActionStep, type StringMatching } from './action.js';
 import { isJsonObject as isObject } from '../util/json.js';
 
+/** A create or PATCH body as received: PostHog's fields, not yet judged. */
+export interface ActionBody {
+  name?: unknown;
+  description?: unknown;
+  steps?: unknown;
+  deleted?: unknown;
+}
+
 /** The fields of a create or PATCH body, validated; absent fields stay undefined. */
 export interface ActionInput {
   name?: string | null;
@@ -50,8 +58,7 @@ function parseStep(raw: unknown, index: number): ActionStep {
   };
 }
 
-export function parseActionInput(body: unknown): ActionInput {
-  if (!isObject(body)) throw new ValidationError(null, 'Invalid data. Expected a dictionary.', 'invalid');
+export function parseActionInput(body: ActionBody): ActionInput {
   const input: ActionInput = {};
   if (body.name !== undefined) {
     if (body.name !== null && typeof body.name !== 'string') throw new ValidationError('name', 'Not a valid string.', 'invalid');

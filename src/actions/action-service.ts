@@ -2,7 +2,7 @@ import { NotFound } from '../errors.js';
 import type { StoredKey } from '../keys/key-repository.js';
 import type { Project } from '../projects/project.js';
 import type { Action } from './action.js';
-import { parseActionInput } from './action-input.js';
+import { parseActionInput, type ActionBody } from './action-input.js';
 import type { ActionRepository } from './action-repository.js';
 
 /** The actions of a project: CRUD with soft deletion (a deleted action is gone for every read). */
@@ -19,7 +19,7 @@ export class ActionService {
     return action;
   }
 
-  async create(project: Project, key: StoredKey, body: unknown): Promise<Action> {
+  async create(project: Project, key: StoredKey, body: ActionBody): Promise<Action> {
     const input = parseActionInput(body);
     return this.actions.create({
       teamId: project.id,
@@ -30,7 +30,7 @@ export class ActionService {
     });
   }
 
-  async update(project: Project, id: number, body: unknown): Promise<Action> {
+  async update(project: Project, id: number, body: ActionBody): Promise<Action> {
     await this.get(project, id);
     const updated = await this.actions.update(project.id, id, parseActionInput(body));
     if (!updated) throw new NotFound();
