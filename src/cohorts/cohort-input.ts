@@ -1,5 +1,15 @@
 import { ValidationError } from '../errors.js';
-import { isJsonObject as isObject } from '../util/json.js';
+
+/** A create or PATCH body as received (JSON, or multipart text fields and the `csv` file): PostHog's fields, not yet judged. */
+export interface CohortBody {
+  name?: unknown;
+  description?: unknown;
+  is_static?: unknown;
+  filters?: unknown;
+  groups?: unknown;
+  deleted?: unknown;
+  csv?: unknown;
+}
 
 /** The fields of a create or PATCH body (JSON, or multipart text fields), validated; absent stays undefined. */
 export interface CohortInput {
@@ -31,8 +41,7 @@ function jsonField(value: unknown, attr: string): unknown {
   }
 }
 
-export function parseCohortInput(body: unknown): CohortInput {
-  if (!isObject(body)) throw new ValidationError(null, 'Invalid data. Expected a dictionary.', 'invalid');
+export function parseCohortInput(body: CohortBody): CohortInput {
   const input: CohortInput = {};
   if (body.name !== undefined) {
     if (body.name !== null && typeof body.name !== 'string') throw new ValidationError('name', 'Not a valid string.', 'invalid');

@@ -10,7 +10,7 @@ import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { EMPTY_FILTERS, type Cohort } from './cohort.js';
 import { parseCohortFilters } from './cohort-filter-parser.js';
 import { referencedActions, referencedCohorts } from './cohort-filter-model.js';
-import { parseCohortInput, type CohortInput } from './cohort-input.js';
+import { parseCohortInput, type CohortBody, type CohortInput } from './cohort-input.js';
 import { CohortMembersQuery } from './cohort-members-query.js';
 import type { CohortChanges, CohortRepository } from './cohort-repository.js';
 import type { CohortSqlCompiler } from './cohort-sql.js';
@@ -57,7 +57,7 @@ export class CohortService {
     return { cohort, count: await this.count(cohort) };
   }
 
-  async create(project: Project, key: StoredKey, body: unknown): Promise<Cohort> {
+  async create(project: Project, key: StoredKey, body: CohortBody): Promise<Cohort> {
     const input = parseCohortInput(body);
     const isStatic = input.isStatic ?? false;
     const definition = isStatic ? { filters: EMPTY_FILTERS, groups: [] } : this.definition(input) ?? { filters: EMPTY_FILTERS, groups: [] };
@@ -76,7 +76,7 @@ export class CohortService {
     return cohort;
   }
 
-  async update(project: Project, id: number, body: unknown): Promise<Cohort> {
+  async update(project: Project, id: number, body: CohortBody): Promise<Cohort> {
     const current = await this.get(project, id);
     const input = parseCohortInput(body);
     const changes: CohortChanges = { name: input.name, description: input.description, isStatic: input.isStatic, deleted: input.deleted };
@@ -101,10 +101,9 @@ export class CohortService {
   }
 
   /** `PATCH /add_persons_to_static_cohort/`: person UUIDs of this project join the static cohort. */
-  async addPersons(project: Project, id: number, body: unknown): Promise<void> {
+  async addPersons(project: Project, id: number, personIds: unknown): Promise<void> {
     const cohort = await this.get(project, id);
     if (!cohort.isStatic) throw new ValidationError(null, 'Can only add users to static cohorts');
-    const personIds = (body as Record<string, unknown> | null)?.person_ids;
     if (!Array.isArray(personIds)) throw new ValidationError('person_ids', 'person_ids must be a list');
     if (personIds.length === 0) throw new ValidationError('person_ids', 'person_ids cannot be empty');
     if (personIds.length > MAX_PERSONS_PER_ADD) throw new ValidationError('person_ids', 'List size exceeds limit');
