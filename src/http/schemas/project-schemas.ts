@@ -30,9 +30,9 @@ export const ProjectList = pageEnvelope(ProjectBasic);
 const TestAccountFilter = Type.Object(
   {
     key: Type.String(),
-    type: Type.Optional(Type.Unknown({ description: 'event, person, …' })),
-    operator: Type.Optional(Type.Unknown({ description: 'exact, not_icontains, not_regex, …' })),
     value: Type.Optional(Type.Unknown()),
+    operator: Type.Optional(Type.Unknown({ description: 'exact, not_icontains, not_regex, …' })),
+    type: Type.Optional(Type.Unknown({ description: 'event, person, …' })),
   },
   { additionalProperties: true },
 );
