@@ -6,6 +6,7 @@ import { createContext, type AppContext } from './context.js';
 import { openCatalog } from './storage/catalog/catalog.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { openWarehouse } from './storage/warehouse/open.js';
+import type { Warehouse } from './storage/warehouse/warehouse.js';
 import { EventWriter } from './capture/event-writer.js';
 import { drainLegacyPendingEvents } from './capture/legacy-pending-events.js';
 import { CatalogCaptureLog, type CaptureLog } from './capture/capture-log.js';
@@ -36,7 +37,7 @@ export async function openStores(config: Config): Promise<OpenStores> {
   const lock = usesEmbeddedStorage(config) ? DataDirLock.acquire(config.dataDir) : null;
   try {
     const catalog = await openCatalog(config);
-    let warehouse;
+    let warehouse: Warehouse;
     try {
       warehouse = await openWarehouse(config);
     } catch (error) {

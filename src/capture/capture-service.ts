@@ -35,7 +35,8 @@ export class CaptureService {
 
     const { eventCount, events, propertiesSpans } = decoded;
     this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount, events, propertiesSpans });
-    await (this.turnAppend ??= this.logQueued());
+    this.turnAppend ??= this.logQueued();
+    await this.turnAppend;
     if (!this.projectsWithEvents.has(project.id)) {
       await this.projects.markIngestedEvent(project.id);
       this.projectsWithEvents.add(project.id);

@@ -20,7 +20,7 @@ interface ElementInput {
   [attribute: string]: unknown;
 }
 
-function escape(value: string): string {
+function escapeQuoted(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 }
 
@@ -51,7 +51,7 @@ function elementToString(element: ElementInput): string {
   }
   attributes.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (attributes.length > 0) {
-    entry += `:${attributes.map(([key, value]) => `${key}="${escape(textOf(value))}"`).join('')}`;
+    entry += `:${attributes.map(([key, value]) => `${key}="${escapeQuoted(textOf(value))}"`).join('')}`;
   }
   return entry;
 }

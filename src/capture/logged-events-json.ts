@@ -30,7 +30,7 @@ export function serializeLoggedEvents(events: readonly LoggedEvent[]): Serialize
     spans[index * 2 + 1] = json.length;
     json += '}';
   }
-  return { json: json + ']', propertiesSpans: spans };
+  return { json: `${json}]`, propertiesSpans: spans };
 }
 
 /**

@@ -201,7 +201,11 @@ class Parser {
       if (this.isWord('UNION')) {
         this.advance();
         // A bare UNION is UNION DISTINCT, as in PostHog's grammar.
-        operator = this.acceptWord('ALL') ? 'UNION ALL' : (this.acceptWord('DISTINCT'), 'UNION DISTINCT');
+        if (this.acceptWord('ALL')) operator = 'UNION ALL';
+        else {
+          this.acceptWord('DISTINCT');
+          operator = 'UNION DISTINCT';
+        }
       } else if (this.isWord('INTERSECT')) {
         this.advance();
         operator = this.acceptWord('DISTINCT') ? 'INTERSECT DISTINCT' : 'INTERSECT';

@@ -101,7 +101,7 @@ export function fieldOfTable(ref: TableRef, chain: string[], fullChain: string[]
   const [inner, ...innerRest] = rest;
   if (inner === undefined) throw new HogQLQueryError(`Can not select the whole "${name}": select its fields, e.g. ${name}.${target.asterisk[0]}`);
   const targetField = Object.hasOwn(target.fields, inner) ? target.fields[inner] : undefined;
-  if (!targetField || targetField.type !== 'column' || targetField.join) unresolved(fullChain);
+  if (targetField?.type !== 'column' || targetField.join) unresolved(fullChain);
   ref.joins.add(field.join);
   return columnOf(ref, { type: 'column', column: lazyColumn(field.join, inner), json: targetField.json, datetime: targetField.datetime }, innerRest, fullChain, inner);
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { integerOrNull, safeInteger } from '../util/safe-integer.js';
+import { integerOrNull } from '../util/safe-integer.js';
 import { isJsonObject } from '../util/json.js';
 import { decodeJsonParam, parseProperties, type PropertyGroup } from '../query/property-filter-model.js';
 import { textOf } from '../util/text.js';

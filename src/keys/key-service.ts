@@ -61,7 +61,7 @@ export class KeyService {
    */
   async authenticate(value: string): Promise<StoredKey | undefined> {
     const stored = await this.keys.findBySecureValue(secureValueOf(value));
-    if (!stored || !stored.user.isActive) return undefined;
+    if (!stored?.user.isActive) return undefined;
     const now = Date.now();
     if (!stored.lastUsedAt || now - Date.parse(stored.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
       const lastUsedAt = new Date(now).toISOString();

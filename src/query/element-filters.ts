@@ -62,7 +62,7 @@ export function selectorRegex(selector: string): string {
   for (const part of parseSelector(selector)) {
     if (part.tagName && part.tagName !== '*') regex += escapeRegex(part.tagName);
     if (part.classes.length > 0) {
-      regex += '.*?\\.' + [...part.classes].sort().map(escapeRegex).join('\\..*?');
+      regex += `.*?\\.${[...part.classes].sort().map(escapeRegex).join('\\..*?')}`;
     }
     const attributes = Object.entries(part.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (attributes.length > 0) {

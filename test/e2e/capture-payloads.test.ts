@@ -191,7 +191,7 @@ describe('capture: payload forms, responses and timestamps', () => {
   });
 
   test('a backfill spanning 150 months in one request is stored whole', async () => {
-    assert.equal(responses()['backfill']!.status, 200);
+    assert.equal(responses().backfill!.status, 200);
     const stored = storedNamed('backfill').map((stored) => stored.timestamp.slice(0, 7));
     assert.equal(stored.length, 150);
     assert.equal(new Set(stored).size, 150);

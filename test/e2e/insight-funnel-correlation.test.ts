@@ -49,7 +49,7 @@ describe('insights: funnel correlation', () => {
 
   function assertRatios(rows: Row[], expected: number[]) {
     assert.equal(rows.length, expected.length);
-    rows.forEach((row, index) => assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`));
+    for (const [index, row] of rows.entries()) assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`);
   }
 
   /** Every row's success persons are its success count, its failure persons its failure count. */

@@ -180,7 +180,7 @@ describe('personal API keys', () => {
 
   test('create takes a 40-character label, scope lists and the organization', async () => {
     const response = await server.post('/api/personal_api_keys', {
-      label: '  ' + 'x'.repeat(40) + ' ',
+      label: `  ${'x'.repeat(40)} `,
       scopes: ['insight:read', 'insight:read', 'person:write'],
       scoped_teams: [],
       scoped_organizations: [organizationId.toUpperCase()],

@@ -38,7 +38,7 @@ function summary(rows: Row[]) {
 
 function assertRatios(rows: Row[], expected: number[]) {
   assert.equal(rows.length, expected.length);
-  rows.forEach((row, index) => assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`));
+  for (const [index, row] of rows.entries()) assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`);
 }
 
 /** The legacy answer without what only it has (its persons URLs). */

@@ -10,7 +10,7 @@ import {
 } from '../../src/insights/trends/formula.js';
 
 /** The formula's value for series A, B, C, D = 2, 3, 5, 7. */
-function valueOf(text: string): number {
+function formulaValue(text: string): number {
   return evaluateFormula(parseFormula(text, 4), [2, 3, 5, 7]);
 }
 
@@ -31,47 +31,47 @@ const ALPHABET_HINT = 'which is not part of a formula: use series letters, numbe
 
 describe('trend formula', () => {
   test('precedence, left associativity, signs, numbers and whitespace', () => {
-    assert.equal(valueOf('A + B'), 5);
-    assert.equal(valueOf('A - B - C'), -6);
-    assert.equal(valueOf('D / A / 2'), 1.75);
-    assert.equal(valueOf('A - B * C + D / 2'), -9.5);
-    assert.equal(valueOf('(A + B) * C'), 25);
-    assert.equal(valueOf('-A * -B'), 6);
-    assert.equal(valueOf('2 * -(A - B)'), 2);
-    assert.equal(valueOf('--A + +B - -C'), 10);
-    assert.equal(valueOf('.5 * D + 1. + 10.25'), 14.75);
-    assert.equal(valueOf('A\t+\nB\r\n*  C'), 17);
-    assert.equal(valueOf('(A-B)/B*100'), -33.33333333333333);
-    assert.equal(valueOf('A / 0'), Infinity);
-    assert.ok(Number.isNaN(valueOf('(A - A) / 0')));
+    assert.equal(formulaValue('A + B'), 5);
+    assert.equal(formulaValue('A - B - C'), -6);
+    assert.equal(formulaValue('D / A / 2'), 1.75);
+    assert.equal(formulaValue('A - B * C + D / 2'), -9.5);
+    assert.equal(formulaValue('(A + B) * C'), 25);
+    assert.equal(formulaValue('-A * -B'), 6);
+    assert.equal(formulaValue('2 * -(A - B)'), 2);
+    assert.equal(formulaValue('--A + +B - -C'), 10);
+    assert.equal(formulaValue('.5 * D + 1. + 10.25'), 14.75);
+    assert.equal(formulaValue('A\t+\nB\r\n*  C'), 17);
+    assert.equal(formulaValue('(A-B)/B*100'), -33.33333333333333);
+    assert.equal(formulaValue('A / 0'), Infinity);
+    assert.ok(Number.isNaN(formulaValue('(A - A) / 0')));
     assert.deepEqual(evaluateFormulaSeries(parseFormula('A - B', 2), [[1, 2, 3], [1]]), [0, 2, 3]);
   });
 
   test('a flat chain as long as the limit allows is read without recursion per term', () => {
-    const longest = 'A' + '+A'.repeat(2047) + ' ';
+    const longest = `A${'+A'.repeat(2047)} `;
     assert.equal(longest.length, MAX_FORMULA_LENGTH);
     assert.equal(evaluateFormula(parseFormula(longest, 1), [3]), 3 * 2048);
-    const mixed = 'A' + '*B/B-A+A'.repeat(500);
+    const mixed = `A${'*B/B-A+A'.repeat(500)}`;
     assert.equal(evaluateFormula(parseFormula(mixed, 2), [3, 7]), 3);
   });
 
   test('a formula longer than the limit is a 400, however it is made', () => {
-    const huge = 'A' + '+A'.repeat(30_000);
+    const huge = `A${'+A'.repeat(30_000)}`;
     rejects(huge, 'Formula is 60001 characters long; the most a formula may have is 4096.', 1);
     rejects('A'.padEnd(MAX_FORMULA_LENGTH + 1, ' '), 'Formula is 4097 characters long; the most a formula may have is 4096.', 1);
   });
 
   test('nesting of parentheses and signs is bounded', () => {
-    const parenthesised = (depth: number) => '('.repeat(depth) + 'A' + ')'.repeat(depth);
+    const parenthesised = (depth: number) => `${'('.repeat(depth)}A${')'.repeat(depth)}`;
     assert.equal(evaluateFormula(parseFormula(parenthesised(MAX_FORMULA_NESTING), 1), [4]), 4);
-    assert.equal(evaluateFormula(parseFormula('-'.repeat(MAX_FORMULA_NESTING) + 'A', 1), [4]), 4);
-    assert.equal(evaluateFormula(parseFormula('(-'.repeat(MAX_FORMULA_NESTING / 2) + 'A' + ')'.repeat(MAX_FORMULA_NESTING / 2), 1), [4]), 4);
+    assert.equal(evaluateFormula(parseFormula(`${'-'.repeat(MAX_FORMULA_NESTING)}A`, 1), [4]), 4);
+    assert.equal(evaluateFormula(parseFormula(`${'(-'.repeat(MAX_FORMULA_NESTING / 2)}A${')'.repeat(MAX_FORMULA_NESTING / 2)}`, 1), [4]), 4);
     const tooDeep = 'Formula nests parentheses and signs more than 64 deep.';
     rejects(parenthesised(MAX_FORMULA_NESTING + 1), tooDeep, 1);
     rejects(parenthesised(2000), tooDeep, 1);
-    rejects('-'.repeat(MAX_FORMULA_NESTING + 1) + 'A', tooDeep, 1);
-    rejects('+'.repeat(4000) + 'A', tooDeep, 1);
-    rejects('A * ' + '(-'.repeat(33) + 'A' + ')'.repeat(33), tooDeep, 1);
+    rejects(`${'-'.repeat(MAX_FORMULA_NESTING + 1)}A`, tooDeep, 1);
+    rejects(`${'+'.repeat(4000)}A`, tooDeep, 1);
+    rejects(`A * ${'(-'.repeat(33)}A${')'.repeat(33)}`, tooDeep, 1);
   });
 
   test('characters outside the grammar are a 400 naming the character, never dropped', () => {

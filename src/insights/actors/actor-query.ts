@@ -1,7 +1,7 @@
 import type { PersonHydrator } from '../../persons/person-hydration.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import { type InsightFilter, type RawInput, type SeriesEntity } from '../filter-model.js';
+import type { InsightFilter, RawInput, SeriesEntity } from '../filter-model.js';
 import { combineAnd } from '../../query/property-filter-model.js';
 import { UnknownAction, type InsightResolvers, type SeriesDefinition } from '../trends/series-scope.js';
 import { emptyActorList, hydrateActors, type ActorList } from './actor-list.js';

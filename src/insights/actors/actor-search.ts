@@ -1,4 +1,4 @@
-import { type RawInput } from '../filter-model.js';
+import type { RawInput } from '../filter-model.js';
 import { combineAnd, type PropertyFilter, type PropertyGroup } from '../../query/property-filter-model.js';
 
 function personContains(key: string, search: string): PropertyFilter {

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import { resolveDateRange, type DateRangeInput, type ProjectClock } from '../../query/date-range.js';
-import { type InsightFilter } from '../filter-model.js';
+import type { InsightFilter } from '../filter-model.js';
 import { combineAnd, parseProperties, type PropertyGroup } from '../../query/property-filter-model.js';
 
 export function projectClock(project: Project, now: DateTime = DateTime.now()): ProjectClock {

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { formatDay, truncate, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';

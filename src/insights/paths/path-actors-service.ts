@@ -5,7 +5,7 @@ import { combineAnd, type PropertyGroup } from '../../query/property-filter-mode
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
-import { type RawInput } from '../filter-model.js';
+import type { RawInput } from '../filter-model.js';
 import { pathActorsSql } from './path-actors.js';
 import { parsePathFilter, type PathFilter } from './path-filter.js';
 import type { PathRunner } from './path-runner.js';

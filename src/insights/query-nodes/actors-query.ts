@@ -32,12 +32,12 @@ const PERSON_FILTER_TYPES = new Set(['person', 'cohort', 'precalculated-cohort',
 /** Person filters only: an actors list filters persons, not their events. */
 function checkPersonFilters(value: unknown, path: string): void {
   if (Array.isArray(value)) {
-    value.forEach((item, index) => checkPersonFilters(item, `${path}.${index}`));
+    for (const [index, item] of value.entries()) checkPersonFilters(item, `${path}.${index}`);
     return;
   }
   if (!isObject(value)) return;
   if ((value.type === 'AND' || value.type === 'OR') && Array.isArray(value.values)) {
-    value.values.forEach((item, index) => checkPersonFilters(item, `${path}.values.${index}`));
+    for (const [index, item] of value.values.entries()) checkPersonFilters(item, `${path}.values.${index}`);
     return;
   }
   const type = value.type ?? 'event';

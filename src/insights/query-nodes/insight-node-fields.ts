@@ -78,12 +78,12 @@ const PROPERTY_FILTER_TYPES = new Set(['event', 'person', 'group', 'cohort', 'pr
  */
 function checkPropertyTypes(value: unknown, path: string): void {
   if (Array.isArray(value)) {
-    value.forEach((item, index) => checkPropertyTypes(item, `${path}.${index}`));
+    for (const [index, item] of value.entries()) checkPropertyTypes(item, `${path}.${index}`);
     return;
   }
   if (!isObject(value)) invalid(path, 'A property filter must be an object.');
   if ((value.type === 'AND' || value.type === 'OR') && Array.isArray(value.values)) {
-    value.values.forEach((item, index) => checkPropertyTypes(item, `${path}.values.${index}`));
+    for (const [index, item] of value.values.entries()) checkPropertyTypes(item, `${path}.values.${index}`);
     return;
   }
   const type = value.type ?? 'event';

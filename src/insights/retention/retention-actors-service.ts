@@ -6,7 +6,7 @@ import { combineAnd, type PropertyGroup } from '../../query/property-filter-mode
 import { pageRows, readActorPage, type ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import { projectClock } from '../actors/analysis-inputs.js';
-import { type RawInput } from '../filter-model.js';
+import type { RawInput } from '../filter-model.js';
 import { retentionActorsSql } from './retention-actors.js';
 import { parseRetentionFilter, parseRetentionSelection, type RetentionFilter, type RetentionSelection } from './retention-filter.js';
 import type { RetentionRunner } from './retention-runner.js';

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import { CURRENT_PERSONS } from '../../storage/warehouse/replicas.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';

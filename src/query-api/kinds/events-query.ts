@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import type { Expr, OrderExpr, SelectQuery } from '../../hogql/ast.js';
 import { emptySelect } from '../../hogql/ast.js';
@@ -6,7 +6,7 @@ import { isAggregate } from '../../hogql/functions.js';
 import { printHogQL } from '../../hogql/hogql-text.js';
 import { parseExpr, parseOrderExpr } from '../../hogql/parser.js';
 import { printSelect } from '../../hogql/printer.js';
-import { parsePersonKey } from '../../persons/person-id.js';
+import { parsePersonKey, type PersonKey } from '../../persons/person-id.js';
 import type { PersonRepository } from '../../persons/person-repository.js';
 import type { Project } from '../../projects/project.js';
 import { parseDate } from '../../query/date-range.js';
@@ -268,7 +268,7 @@ export class EventsQueryKind implements QueryKind {
     const personId = node.personId;
     if (personId !== undefined && personId !== null) {
       if (typeof personId !== 'string' && typeof personId !== 'number') throw new ValidationError(`${path}.personId`, 'Must be the integer id or the UUID of a person.');
-      let key;
+      let key: PersonKey;
       try {
         key = parsePersonKey(String(personId));
       } catch {

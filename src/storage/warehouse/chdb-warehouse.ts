@@ -93,7 +93,9 @@ export class ChdbWarehouse implements Warehouse {
   async storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
     if (keys.length === 0) return [];
     const writer = new RowBinaryWriter();
-    for (const key of keys) columns.forEach((column, index) => writeValue(writer, column, key[index]));
+    for (const key of keys) {
+      for (const [index, column] of columns.entries()) writeValue(writer, column, key[index]);
+    }
     const found = await this.withStaged(writer.bytes(), (file) =>
       this.query<Record<string, string>>(
         storedKeysSelect(table, columns, `(${columnList(columns)}) IN (SELECT * FROM file({file:String}, 'RowBinary', {structure:String}))`),

@@ -8,6 +8,7 @@ import { withSerialId } from './columns.js';
  * in the per-event queue become one-event batches, in their order.
  */
 export const pendingEventBatchesMigration: CatalogMigration = {
+  // biome-ignore lint/suspicious/noExplicitAny: a migration builds the schema of its time, not today's typed one
   async up(db: Kysely<any>, dialect) {
     await withSerialId(db.schema.createTable('pending_event_batches'), dialect)
       .addColumn('team_id', 'integer', (col) => col.notNull())
