@@ -60,7 +60,7 @@ export class CohortService {
   async create(project: Project, key: StoredKey, body: CohortBody): Promise<Cohort> {
     const input = parseCohortInput(body);
     const isStatic = input.isStatic ?? false;
-    const definition = isStatic ? { filters: EMPTY_FILTERS, groups: [] } : this.definition(input) ?? { filters: EMPTY_FILTERS, groups: [] };
+    const definition = isStatic ? { filters: EMPTY_FILTERS, groups: [] } : (this.definition(input) ?? { filters: EMPTY_FILTERS, groups: [] });
     if (!isStatic) await this.checkReferences(project, definition.filters, null);
     const memberIds = isStatic && input.csv ? await this.personsFromCsv(project, input.csv) : [];
     const cohort = await this.cohorts.create({
@@ -129,7 +129,10 @@ export class CohortService {
       const person = await this.persons.findByUuid(this.db, project.id, row.person_uuid);
       if (person) records.push(person);
     }
-    const distinctIds = await this.persons.distinctIdsOfMany(this.db, records.map((person) => person.id));
+    const distinctIds = await this.persons.distinctIdsOfMany(
+      this.db,
+      records.map((person) => person.id),
+    );
     return {
       total: Number(totalRow?.total ?? 0),
       persons: records.map((person) => serializePerson({ ...person, distinctIds: distinctIds.get(person.id) ?? [] }, project)),

@@ -55,7 +55,11 @@ export async function actionRoutes(app: FastifyInstance, context: AppContext): P
   api.delete(
     `${base}/:id/`,
     {
-      schema: { description: 'Deletes an action (soft: its id is never reused)', params: ActionParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        description: 'Deletes an action (soft: its id is never reused)',
+        params: ActionParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
       config: { scopes: ['action:write'] },
     },
     async (request, reply) => {

@@ -38,13 +38,23 @@ export async function cohortRoutes(app: FastifyInstance, context: AppContext): P
     api.get(
       `${base}/`,
       {
-        schema: { description: "The project's cohorts with their member counts now", params: CohortListParams, querystring: CohortListQuery, response: { 200: CohortList } },
+        schema: {
+          description: "The project's cohorts with their member counts now",
+          params: CohortListParams,
+          querystring: CohortListQuery,
+          response: { 200: CohortList },
+        },
         config: { scopes: ['cohort:read'] },
       },
       async (request) => {
         const page = readPage(request.query, { defaultLimit: 100, maxLimit: 1000 });
         const { total, cohorts: listed } = await cohorts.list(requireProject(request), page);
-        return envelope(request, page, total, listed.map(({ cohort, count }) => serializeCohort(cohort, count)));
+        return envelope(
+          request,
+          page,
+          total,
+          listed.map(({ cohort, count }) => serializeCohort(cohort, count)),
+        );
       },
     );
 
@@ -69,7 +79,10 @@ export async function cohortRoutes(app: FastifyInstance, context: AppContext): P
 
     api.get(
       `${base}/:id/`,
-      { schema: { description: 'One cohort with its member count now', params: CohortParams, response: { 200: CohortRecord } }, config: { scopes: ['cohort:read'] } },
+      {
+        schema: { description: 'One cohort with its member count now', params: CohortParams, response: { 200: CohortRecord } },
+        config: { scopes: ['cohort:read'] },
+      },
       async (request) => {
         const { cohort, count } = await cohorts.withCount(await cohorts.get(requireProject(request), itemId(request.params.id)));
         return serializeCohort(cohort, count);
@@ -98,7 +111,11 @@ export async function cohortRoutes(app: FastifyInstance, context: AppContext): P
     api.delete(
       `${base}/:id/`,
       {
-        schema: { description: 'Deletes a cohort (soft: its id is never reused)', params: CohortParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+        schema: {
+          description: 'Deletes a cohort (soft: its id is never reused)',
+          params: CohortParams,
+          response: { 204: Type.Null({ description: 'Deleted' }) },
+        },
         config: { scopes: ['cohort:write'] },
       },
       async (request, reply) => {
@@ -110,7 +127,12 @@ export async function cohortRoutes(app: FastifyInstance, context: AppContext): P
     api.get(
       `${base}/:id/persons/`,
       {
-        schema: { description: "The cohort's members now, newest first", params: CohortParams, querystring: CohortMembersQuery, response: { 200: CohortMembers } },
+        schema: {
+          description: "The cohort's members now, newest first",
+          params: CohortParams,
+          querystring: CohortMembersQuery,
+          response: { 200: CohortMembers },
+        },
         config: { scopes: ['cohort:read', 'person:read'] },
       },
       async (request) => {

@@ -66,7 +66,11 @@ export async function eventDefinitionRoutes(app: FastifyInstance, context: AppCo
   api.delete(
     `${path}:id/`,
     {
-      schema: { description: 'Deletes the definition; the events stay', params: EventDefinitionParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+      schema: {
+        description: 'Deletes the definition; the events stay',
+        params: EventDefinitionParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
       config: { scopes: ['event_definition:write'] },
     },
     async (request, reply) => {

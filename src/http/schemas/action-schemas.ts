@@ -28,24 +28,27 @@ const ActionStep = Type.Object(
 );
 
 /** PostHog's ActionSerializer shape. */
-export const ActionRecord = Type.Object({
-  id: Type.Integer(),
-  name: Nullable(Type.String()),
-  description: Type.String(),
-  tags: Type.Array(Type.String()),
-  post_to_slack: Type.Boolean(),
-  slack_message_format: Type.String(),
-  steps: Type.Array(ActionStep, { description: 'An event matches the action when it matches any step' }),
-  created_at: Type.String({ format: 'date-time' }),
-  created_by: UserBasic,
-  deleted: Type.Boolean(),
-  is_calculating: Type.Boolean(),
-  last_calculated_at: Type.String({ format: 'date-time' }),
-  team_id: Type.Integer(),
-  is_action: Type.Boolean(),
-  bytecode_error: Nullable(Type.String()),
-  pinned_at: Nullable(Type.String({ format: 'date-time' })),
-});
+export const ActionRecord = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Nullable(Type.String()),
+    description: Type.String(),
+    tags: Type.Array(Type.String()),
+    post_to_slack: Type.Boolean(),
+    slack_message_format: Type.String(),
+    steps: Type.Array(ActionStep, { description: 'An event matches the action when it matches any step' }),
+    created_at: Type.String({ format: 'date-time' }),
+    created_by: UserBasic,
+    deleted: Type.Boolean(),
+    is_calculating: Type.Boolean(),
+    last_calculated_at: Type.String({ format: 'date-time' }),
+    team_id: Type.Integer(),
+    is_action: Type.Boolean(),
+    bytecode_error: Nullable(Type.String()),
+    pinned_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: true },
+);
 
 export const ActionList = pageEnvelope(ActionRecord);
 

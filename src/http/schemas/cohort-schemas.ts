@@ -9,40 +9,46 @@ export const CohortListQuery = Type.Object(pageQueryFields(100, 1000));
 export const CohortMembersQuery = Type.Object(pageQueryFields(100, 10_000));
 
 /** PostHog's CohortSerializer shape. */
-export const CohortRecord = Type.Object({
-  id: Type.Integer(),
-  name: Nullable(Type.String()),
-  description: Type.String(),
-  groups: Type.Array(Type.Unknown(), { description: 'The legacy definition as sent, or []' }),
-  deleted: Type.Boolean(),
-  filters: Type.Object(
-    { properties: Type.Object({}, { additionalProperties: true, description: 'The root property group: {type: AND or OR, values: [filters or groups]}' }) },
-    { additionalProperties: true },
-  ),
-  query: Type.Null(),
-  is_calculating: Type.Boolean(),
-  created_by: UserBasic,
-  created_at: Type.String({ format: 'date-time' }),
-  last_calculation: Type.String({ format: 'date-time', description: 'Always now: membership is computed by every query' }),
-  errors_calculating: Type.Integer(),
-  count: Nullable(Type.Integer({ description: 'Members now; null when the definition no longer compiles (a cohort or action it uses was deleted)' })),
-  is_static: Type.Boolean(),
-  cohort_type: Type.String({ description: 'static, person_property, behavioral or analytical' }),
-  experiment_set: Type.Array(Type.Integer()),
-});
+export const CohortRecord = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Nullable(Type.String()),
+    description: Type.String(),
+    groups: Type.Array(Type.Unknown(), { description: 'The legacy definition as sent, or []' }),
+    deleted: Type.Boolean(),
+    filters: Type.Object(
+      { properties: Type.Object({}, { additionalProperties: true, description: 'The root property group: {type: AND or OR, values: [filters or groups]}' }) },
+      { additionalProperties: true },
+    ),
+    query: Type.Null(),
+    is_calculating: Type.Boolean(),
+    created_by: UserBasic,
+    created_at: Type.String({ format: 'date-time' }),
+    last_calculation: Type.String({ format: 'date-time', description: 'Always now: membership is computed by every query' }),
+    errors_calculating: Type.Integer(),
+    count: Nullable(Type.Integer({ description: 'Members now; null when the definition no longer compiles (a cohort or action it uses was deleted)' })),
+    is_static: Type.Boolean(),
+    cohort_type: Type.String({ description: 'static, person_property, behavioral or analytical' }),
+    experiment_set: Type.Array(Type.Integer()),
+  },
+  { additionalProperties: true },
+);
 
 export const CohortList = pageEnvelope(CohortRecord);
 
 /** The Person shape every endpoint answering persons uses. */
-const Person = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ description: 'The first display-name property set, else the first non-anonymous distinct id, else the id' }),
-  distinct_ids: Type.Array(Type.String()),
-  properties: AnyObject,
-  created_at: Type.String({ format: 'date-time' }),
-  uuid: Type.String(),
-  is_identified: Type.Boolean(),
-});
+const Person = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String({ description: 'The first display-name property set, else the first non-anonymous distinct id, else the id' }),
+    distinct_ids: Type.Array(Type.String()),
+    properties: AnyObject,
+    created_at: Type.String({ format: 'date-time' }),
+    uuid: Type.String(),
+    is_identified: Type.Boolean(),
+  },
+  { additionalProperties: true },
+);
 
 export const CohortMembers = pageEnvelope(Person);
 
@@ -62,7 +68,9 @@ export const CohortBody = Type.Object(
           'object {properties: {type: AND or OR, values: [...]}} (JSON text in a form): person property, cohort and behavioural filters (performed_event, performed_event_multiple, …). Wins over groups',
       }),
     ),
-    groups: Type.Optional(Type.Unknown({ description: 'list: the legacy definition, ORed groups of {properties} or {action_id or event_id, days, count, count_operator}' })),
+    groups: Type.Optional(
+      Type.Unknown({ description: 'list: the legacy definition, ORed groups of {properties} or {action_id or event_id, days, count, count_operator}' }),
+    ),
     deleted: Type.Optional(Type.Unknown({ description: 'boolean: true deletes the cohort, as DELETE does' })),
     csv: Type.Optional(Type.Unknown({ description: 'multipart only: a CSV file whose first column holds distinct ids; their persons join the static cohort' })),
   },

@@ -11,7 +11,9 @@ const Repeatable = (description: string) => Type.Optional(Type.Union([Type.Strin
 export const EventDefinitionListQuery = Type.Object({
   ...pageQueryFields(100, 10_000),
   search: Repeatable('Whitespace-separated terms that must all be case-insensitive substrings of the name'),
-  event_type: Repeatable('event (default, all), event_custom (names not starting with $) or event_posthog (names starting with $); all and action_event mean event'),
+  event_type: Repeatable(
+    'event (default, all), event_custom (names not starting with $) or event_posthog (names starting with $); all and action_event mean event',
+  ),
   ordering: Repeatable(
     'name, last_seen_at, last_seen_at::date, created_at or created_at::date, - for descending; repeated or comma-separated, unknown keys ignored. ' +
       'Default: last seen day descending, then name',
@@ -25,23 +27,26 @@ const DefinitionUser = Nullable(
 );
 
 /** PostHog's enterprise event definition record. */
-export const EventDefinitionRecord = Type.Object({
-  id: Type.String({ description: 'UUID' }),
-  name: Type.String(),
-  owner: DefinitionUser,
-  description: Nullable(Type.String()),
-  tags: Type.Array(Type.String()),
-  created_at: Nullable(Type.String({ format: 'date-time', description: 'When ingestion first saw the event' })),
-  updated_at: Nullable(Type.String({ format: 'date-time' })),
-  last_seen_at: Nullable(Type.String({ format: 'date-time', description: 'The latest sighting, to the hour' })),
-  verified: Type.Boolean(),
-  verified_at: Nullable(Type.String({ format: 'date-time' })),
-  verified_by: DefinitionUser,
-  hidden: Type.Boolean(),
-  is_action: Type.Boolean(),
-  volume_30_day: Type.Integer({ description: 'Events of this name in the last 30 days' }),
-  query_usage_30_day: Type.Null({ description: 'Not counted by Tally' }),
-});
+export const EventDefinitionRecord = Type.Object(
+  {
+    id: Type.String({ description: 'UUID' }),
+    name: Type.String(),
+    owner: DefinitionUser,
+    description: Nullable(Type.String()),
+    tags: Type.Array(Type.String()),
+    created_at: Nullable(Type.String({ format: 'date-time', description: 'When ingestion first saw the event' })),
+    updated_at: Nullable(Type.String({ format: 'date-time' })),
+    last_seen_at: Nullable(Type.String({ format: 'date-time', description: 'The latest sighting, to the hour' })),
+    verified: Type.Boolean(),
+    verified_at: Nullable(Type.String({ format: 'date-time' })),
+    verified_by: DefinitionUser,
+    hidden: Type.Boolean(),
+    is_action: Type.Boolean(),
+    volume_30_day: Type.Integer({ description: 'Events of this name in the last 30 days' }),
+    query_usage_30_day: Type.Null({ description: 'Not counted by Tally' }),
+  },
+  { additionalProperties: true },
+);
 
 export const EventDefinitionList = pageEnvelope(EventDefinitionRecord);
 

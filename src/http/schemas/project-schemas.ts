@@ -22,7 +22,7 @@ const ProjectBasicFields = {
 };
 
 /** PostHog's ProjectBackwardCompatBasicSerializer. */
-export const ProjectBasic = Type.Object(ProjectBasicFields);
+export const ProjectBasic = Type.Object(ProjectBasicFields, { additionalProperties: true });
 
 export const ProjectList = pageEnvelope(ProjectBasic);
 
@@ -38,23 +38,26 @@ const TestAccountFilter = Type.Object(
 );
 
 /** The project with its settings, as retrieve and PATCH answer it. */
-export const ProjectRecord = Type.Object({
-  ...ProjectBasicFields,
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  anonymize_ips: Type.Boolean(),
-  app_urls: Type.Array(Type.String()),
-  slack_incoming_webhook: Nullable(Type.String()),
-  data_attributes: Type.Array(Type.String()),
-  person_display_name_properties: Nullable(Type.Array(Type.String(), { description: 'null: the default list (email, name, username, …)' })),
-  test_account_filters: Type.Array(TestAccountFilter, { description: 'ANDed into queries that filter test accounts' }),
-  test_account_filters_default_checked: Type.Boolean(),
-  path_cleaning_filters: Type.Array(Type.Unknown()),
-  week_start_day: Nullable(Type.Integer({ description: '0: weeks start on Sunday, 1: on Monday; null: Sunday' })),
-  primary_dashboard: Nullable(Type.Integer()),
-  effective_membership_level: Type.Integer(),
-  has_group_types: Type.Boolean(),
-});
+export const ProjectRecord = Type.Object(
+  {
+    ...ProjectBasicFields,
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    anonymize_ips: Type.Boolean(),
+    app_urls: Type.Array(Type.String()),
+    slack_incoming_webhook: Nullable(Type.String()),
+    data_attributes: Type.Array(Type.String()),
+    person_display_name_properties: Nullable(Type.Array(Type.String(), { description: 'null: the default list (email, name, username, …)' })),
+    test_account_filters: Type.Array(TestAccountFilter, { description: 'ANDed into queries that filter test accounts' }),
+    test_account_filters_default_checked: Type.Boolean(),
+    path_cleaning_filters: Type.Array(Type.Unknown()),
+    week_start_day: Nullable(Type.Integer({ description: '0: weeks start on Sunday, 1: on Monday; null: Sunday' })),
+    primary_dashboard: Nullable(Type.Integer()),
+    effective_membership_level: Type.Integer(),
+    has_group_types: Type.Boolean(),
+  },
+  { additionalProperties: true },
+);
 
 /**
  * The settings a PATCH may change. Values are judged by the project service, which answers
