@@ -106,7 +106,7 @@ export async function personalApiKeyRoutes(app: FastifyInstance, context: AppCon
         description: `Deletes a key of your user; it stops authenticating at once. ${MANAGING_KEY}`,
         params: ItemParams,
         querystring: NoQuery,
-        response: { 204: Type.Null() },
+        response: { 204: Type.Null({ description: 'Deleted' }) },
       },
       config,
     },

@@ -96,7 +96,14 @@ export async function queryRoutes(app: FastifyInstance, context: AppContext): Pr
 
   app.delete(
     '/api/projects/:project_id/query/:id/',
-    { schema: { description: 'Cancels a query: Tally has finished it already, so this forgets its status', params: IdParams }, preHandler: requireQueryScope },
+    {
+      schema: {
+        description: 'Cancels a query: Tally has finished it already, so this forgets its status',
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Forgotten' }) },
+      },
+      preHandler: requireQueryScope,
+    },
     async (request, reply: FastifyReply) => {
       context.query.cancel(requireProject(request), (request.params as { id: string }).id);
       return reply.status(204).send();
