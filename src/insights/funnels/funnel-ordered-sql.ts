@@ -17,8 +17,8 @@ export interface OrderedFunnelContext {
   window: string;
   exclusionFrom: string;
   exclusionTo: string;
-  /** Funnel trends: the timeline's events carry their entrance period as their fifth element. */
-  trends: boolean;
+  /** Funnel trends: the entrance period of an attempt that starts at `time` (microseconds). */
+  entryPeriod: ((time: string) => string) | null;
 }
 
 /** Whole-second difference of two microsecond times, as PostHog's dateDiff of DateTimes. */
@@ -60,8 +60,9 @@ export function orderedFunnelSql(context: OrderedFunnelContext, source: string):
     const excluded = `arrayExists(j -> ${fromAt} > 0 AND ${hit} > 0 AND ts[${hit}] < if(${toAt} > 0, ts[${toAt}], ts[${fromAt}] + ${window}), range(${context.exclusions}))`;
     counted = `arrayMap((n, ${lambdaArgs}) -> if(${excluded}, toUInt64(0), n), ${reached}, ${positions.join(', ')})`;
   }
-  const kept = ['ts', ...positions, 'counted', ...(context.trends ? ['entry_periods'] : [])];
-  const periods = context.trends ? ', arrayMap(p -> timeline[p].5, at_0) AS entry_periods' : '';
+  const { entryPeriod } = context;
+  const kept = ['ts', ...positions, 'counted', ...(entryPeriod ? ['entry_periods'] : [])];
+  const periods = entryPeriod ? `, arrayMap(p -> ${entryPeriod('ts[p]')}, at_0) AS entry_periods` : '';
   const attempts = `SELECT actor, bucket, ${kept.join(', ')}, arrayMax(counted) AS most
     FROM (
       SELECT actor, bucket, ts, ${positions.join(', ')}, counted${periods}
@@ -75,7 +76,7 @@ export function orderedFunnelSql(context: OrderedFunnelContext, source: string):
         FROM (${source})
       )
     )`;
-  if (context.trends) {
+  if (entryPeriod) {
     // An actor's row per entrance period: the most steps of the attempts that count starting in it.
     return `SELECT actor, bucket, entered.1 AS period, entered.2 AS steps
 FROM (

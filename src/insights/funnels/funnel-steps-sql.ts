@@ -249,7 +249,11 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   const buckets = await bucketColumns(filter, scope, options.buckets ?? null, rankedValues);
   const group = filter.aggregationGroupTypeIndex;
   const actor = group === null ? source.personId : `e.\`$group_${group}\``;
-  const period = options.periods ? `, toString(${bucketExpression(options.periods.interval, 'e.timestamp', options.periods.weekStartDay)}) AS period` : '';
+  const { periods } = options;
+  const periodOf = periods ? (timestamp: string) => `toString(${bucketExpression(periods.interval, timestamp, periods.weekStartDay)})` : null;
+  // The passes read each event's period; ordered funnels only their attempts' first events'.
+  const folded = filter.orderType !== 'ordered';
+  const period = periodOf && folded ? `, ${periodOf('e.timestamp')} AS period` : '';
   const conditions: string[] = [];
   // Strict funnels see every event of the actor: any other event breaks the sequence.
   if (filter.orderType !== 'strict') conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
@@ -261,7 +265,7 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
           ${bitMask(exclusionConditions)} AS exclusion_mask${buckets.event}${period}
         ${scope.fromWhere(conditions)}`;
   const order = `if(step_mask = 0, 0, 1 + bitCount(bitAnd(step_mask, bitNot(step_mask) + 1) - 1))`;
-  const timeline = `arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, ${order}${options.periods ? ', period' : ''})))`;
+  const timeline = `arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, ${order}${period ? ', period' : ''})))`;
   const timelines = `SELECT actor, bucket, timeline
     FROM (
       SELECT actor, ${buckets.buckets} AS buckets, ${timeline} AS timeline
@@ -273,7 +277,7 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
     )
     ARRAY JOIN buckets AS bucket
     ${keep}`;
-  if (filter.orderType === 'ordered') return orderedFunnelSql(context, timelines);
+  if (!folded) return orderedFunnelSql({ ...context, entryPeriod: periodOf ? (time) => periodOf(`fromUnixTimestamp64Micro(${time})`) : null }, timelines);
   const fold = filter.orderType === 'unordered' ? unorderedFold(context) : strictFold(context);
   const attempts = `SELECT actor, bucket, ${fold} AS funnel FROM (${timelines})`;
   if (options.periods) {
