@@ -37,9 +37,7 @@ export function orderedFunnelSql(context: OrderedFunnelContext, source: string):
   const later = stepRange.slice(1);
   // `at_k`: per attempt, the position of its step k (0 when the attempt has none).
   const positions = stepRange.map((step) => `at_${step}`);
-  const nextOf = later.map(
-    (step) => `arrayReverseFill(p -> p > 0, arrayMap((m, i) -> if(bitTest(m, ${step}), i, 0), masks, positions)) AS next_${step}`,
-  );
+  const nextOf = later.map((step) => `arrayReverseFill(p -> p > 0, arrayMap((m, i) -> if(bitTest(m, ${step}), i, 0), masks, positions)) AS next_${step}`);
   const chained = later.map((step) => `arrayMap(p -> if(p > 0, next_${step}[p + 1], 0), at_${step - 1}) AS at_${step}`);
   const inWindow = later.map((step) => ` + (p${step} > 0 AND ts[p${step}] - ts[p0] <= ${window})`).join('');
   const lambdaArgs = stepRange.map((step) => `p${step}`).join(', ');
