@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { stringParam, type RawQuery } from '../definitions/query-params.js';
+import { stringParam } from '../definitions/query-params.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { DeletionStatusFilter, DeletionTask, DeletionTaskQuery, DeletionTaskRepository } from './deletion-task-repository.js';
@@ -13,9 +13,15 @@ export interface DeletionStatusView {
   delete_verified_at: string | null;
 }
 
+/** The filter parameters of `GET /persons/deletion_status/`: a repeated one arrives as a list. */
+export type DeletionStatusParams = {
+  status?: string | string[];
+  person_uuid?: string | string[];
+};
+
 const STATUSES: DeletionStatusFilter[] = ['pending', 'completed', 'all'];
 
-export function readDeletionStatusQuery(project: Project, query: RawQuery): DeletionTaskQuery {
+export function readDeletionStatusQuery(project: Project, query: DeletionStatusParams): DeletionTaskQuery {
   const status = stringParam(query, 'status') || 'all';
   if (!STATUSES.includes(status as DeletionStatusFilter)) {
     throw new ValidationError('status', `"${status}" is not a valid choice.`, 'invalid_choice');

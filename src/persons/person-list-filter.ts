@@ -2,6 +2,14 @@ import { ValidationError } from '../errors.js';
 import { stringParam, type RawQuery } from '../definitions/query-params.js';
 import { parseProperties, type PropertyFilter, type PropertyGroup, type PropertyNode } from '../query/property-filter-model.js';
 
+/** The filter parameters of `GET /persons` as the query string carries them: a repeated one arrives as a list. */
+export type PersonListParams = {
+  distinct_id?: string | string[];
+  email?: string | string[];
+  search?: string | string[];
+  properties?: string | string[];
+};
+
 /** The filters of `GET /persons`. */
 export interface PersonListFilter {
   /** Exact match on any of the person's distinct ids. */
@@ -45,7 +53,7 @@ function readProperties(query: RawQuery): PropertyGroup {
   return personFiltersOnly(parseProperties(decoded));
 }
 
-export function readPersonListFilter(query: RawQuery): PersonListFilter {
+export function readPersonListFilter(query: PersonListParams): PersonListFilter {
   return {
     distinctId: nonEmpty(query, 'distinct_id'),
     email: nonEmpty(query, 'email'),

@@ -1,10 +1,16 @@
-import { stringParam, type RawQuery } from '../definitions/query-params.js';
+import { stringParam } from '../definitions/query-params.js';
 import { compilePropertyFilters } from '../query/property-filters.js';
 import { noCohorts } from '../query/resolvers.js';
 import { SqlParams } from '../query/sql-params.js';
 import type { Project } from '../projects/project.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { PersonRowColumns } from './person-columns.js';
+
+/** `key`, the person property, and `value`, a text its values contain; a repeated one arrives as a list. */
+export type PropertyValuesParams = {
+  key?: string | string[];
+  value?: string | string[];
+};
 
 export interface PropertyValueCount {
   name: string;
@@ -40,7 +46,7 @@ function valueName(rawJson: string): string {
 export class PersonValuesService {
   constructor(private readonly warehouse: Warehouse) {}
 
-  async values(project: Project, query: RawQuery): Promise<PropertyValueCount[]> {
+  async values(project: Project, query: PropertyValuesParams): Promise<PropertyValueCount[]> {
     const key = stringParam(query, 'key');
     if (key === undefined || key === '') return [];
     const search = stringParam(query, 'value');

@@ -1,11 +1,42 @@
 import { RequiredFieldError, ValidationError } from '../errors.js';
 import { readBoolean, stringParam, type RawQuery } from '../definitions/query-params.js';
 
-/** Request inputs of the person writes, read the way DRF fields read them. */
+/**
+ * Request inputs of the person writes, read the way DRF fields read them. A body is an object
+ * or absent, its fields any JSON, judged here so that the 400s name them as PostHog does; a
+ * query parameter is text, or a list when it is repeated (the last value counts).
+ */
 
-function bodyObject(body: unknown): Record<string, unknown> {
-  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-}
+export type PropertiesPatchBody = {
+  properties?: unknown;
+};
+
+export type PropertyUpdateBody = {
+  key?: unknown;
+  value?: unknown;
+};
+
+export type PropertyUpdateQuery = {
+  key?: string | string[];
+  value?: string | string[];
+};
+
+export type PropertyUnsetBody = {
+  $unset?: unknown;
+};
+
+export type PropertyUnsetQuery = {
+  $unset?: string | string[];
+};
+
+export type SplitBody = {
+  main_distinct_id?: unknown;
+  distinct_ids_to_split?: unknown;
+};
+
+export type DeleteQuery = {
+  delete_events?: string | string[];
+};
 
 function pythonTypeName(value: unknown): string {
   if (value === null) return 'NoneType';
@@ -25,14 +56,13 @@ function readText(value: unknown, attr: string): string {
 }
 
 /** A field from the JSON body, else from the query string. */
-function bodyOrQuery(body: unknown, query: RawQuery, name: string): unknown {
-  const fromBody = bodyObject(body)[name];
+function bodyOrQuery(fromBody: unknown, query: RawQuery, name: string): unknown {
   return fromBody !== undefined ? fromBody : stringParam(query, name);
 }
 
 /** PATCH `{"properties": {...}}`: the keys to set. */
-export function readPropertiesPatch(body: unknown): Record<string, unknown> {
-  const properties = bodyObject(body).properties;
+export function readPropertiesPatch(body: PropertiesPatchBody | null): Record<string, unknown> {
+  const properties = body?.properties;
   if (properties === undefined || properties === null) throw new RequiredFieldError('properties');
   if (typeof properties !== 'object' || Array.isArray(properties)) {
     throw new ValidationError('properties', `Expected a dictionary of items but got type "${pythonTypeName(properties)}".`, 'not_a_dict');
@@ -41,17 +71,17 @@ export function readPropertiesPatch(body: unknown): Record<string, unknown> {
 }
 
 /** update_property: `key` and `value` (which may be null); the value is checked first, as PostHog does. */
-export function readPropertyUpdate(body: unknown, query: RawQuery): { key: string; value: unknown } {
-  const value = bodyOrQuery(body, query, 'value');
+export function readPropertyUpdate(body: PropertyUpdateBody | null, query: PropertyUpdateQuery): { key: string; value: unknown } {
+  const value = bodyOrQuery(body?.value, query, 'value');
   if (value === undefined) throw new RequiredFieldError('value');
-  const key = bodyOrQuery(body, query, 'key');
+  const key = bodyOrQuery(body?.key, query, 'key');
   if (key === undefined || key === null) throw new RequiredFieldError('key');
   return { key: readText(key, 'key'), value };
 }
 
 /** delete_property: the key in `$unset`. */
-export function readUnsetKey(body: unknown, query: RawQuery): string {
-  const key = bodyOrQuery(body, query, '$unset');
+export function readUnsetKey(body: PropertyUnsetBody | null, query: PropertyUnsetQuery): string {
+  const key = bodyOrQuery(body?.$unset, query, '$unset');
   if (key === undefined || key === null) throw new RequiredFieldError('$unset');
   return readText(key, '$unset');
 }
@@ -61,10 +91,9 @@ export type SplitRequest =
   | { kind: 'keep'; mainDistinctId: string | null }
   | { kind: 'move'; distinctIds: string[] };
 
-export function readSplitRequest(body: unknown): SplitRequest {
-  const fields = bodyObject(body);
-  const main = fields.main_distinct_id;
-  const toSplit = fields.distinct_ids_to_split;
+export function readSplitRequest(body: SplitBody | null): SplitRequest {
+  const main = body?.main_distinct_id;
+  const toSplit = body?.distinct_ids_to_split;
   const hasMain = main !== undefined && main !== null && main !== '';
   if (toSplit !== undefined && toSplit !== null) {
     if (hasMain) {
@@ -79,6 +108,6 @@ export function readSplitRequest(body: unknown): SplitRequest {
 }
 
 /** DELETE's `delete_events`: true/1 queue an event deletion; false/0/absent do not. */
-export function readDeleteEvents(query: RawQuery): boolean {
+export function readDeleteEvents(query: DeleteQuery): boolean {
   return readBoolean(stringParam(query, 'delete_events'), 'delete_events') ?? false;
 }

@@ -1,8 +1,7 @@
 import { DateTime } from 'luxon';
-import type { RawQuery } from '../definitions/query-params.js';
 import { parseDate, resolveDateRange, toWarehouseTime, type DateRangeInput, type Interval, type ProjectClock } from '../query/date-range.js';
 import { EventSource } from '../query/event-source.js';
-import { parseInsightFilter, type InsightFilter } from '../insights/filter-model.js';
+import { parseInsightFilter, type InsightFilter, type RawInput } from '../insights/filter-model.js';
 import { flattenFilters } from '../query/property-filter-model.js';
 import { noActions, type ActionSqlResolver } from '../query/resolvers.js';
 import { SqlParams } from '../query/sql-params.js';
@@ -73,10 +72,11 @@ export class PropertiesTimelineService {
     private readonly actions: ActionSqlResolver = noActions,
   ) {}
 
-  async timeline(project: Project, key: PersonKey, query: RawQuery): Promise<PropertiesTimeline> {
+  /** `input`: the legacy insight filter of the data point, as its query string gives it. */
+  async timeline(project: Project, key: PersonKey, input: RawInput): Promise<PropertiesTimeline> {
     const person = await this.persons.find(project, key);
     const distinctIds = await this.personRepository.distinctIdsOf(this.db, person.id);
-    const filter = parseInsightFilter(query);
+    const filter = parseInsightFilter(input);
     const clock = projectClock(project);
     const dates = expandSinglePoint(filter.dates, clock);
     const earliest = dates.dateFrom === 'all' ? await this.earliestEvent(project.id, distinctIds, clock.timezone) : null;
