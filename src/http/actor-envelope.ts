@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ActorList } from '../insights/actors/actor-list.js';
 import type { ActorPage } from '../insights/actors/actor-page.js';
 import { isJsonObject } from '../util/json.js';
+import type { PeopleEnvelope } from './schemas/person-actor-schemas.js';
 
 /** The parameters an actors request pages with: `offset`/`limit`, or the correlation endpoint's own names. */
 export interface PageKeys {
@@ -38,7 +39,7 @@ export function actorsLinks(request: FastifyRequest, page: ActorPage, hasMore: b
 }
 
 /** The envelope of every actors answer but retention's: the page's people, the links, persons no longer there. */
-export function peopleEnvelope(request: FastifyRequest, list: ActorList, keys: PageKeys = PAGE_KEYS) {
+export function peopleEnvelope(request: FastifyRequest, list: ActorList, keys: PageKeys = PAGE_KEYS): PeopleEnvelope {
   const { next, initial } = actorsLinks(request, list.page, list.hasMore, keys);
   return {
     results: [{ people: list.people, count: list.people.length }],
