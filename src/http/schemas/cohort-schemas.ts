@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
-import { AnyObject, Nullable, UserBasic } from '../routes/saved-insights.js';
+import { Nullable, UserBasic } from '../routes/saved-insights.js';
 import { pageEnvelope, pageQueryFields } from './pagination-schemas.js';
+import { Person } from './person-schemas.js';
 
 export const CohortListParams = Type.Object({ project_id: Type.String() });
 export const CohortParams = Type.Object({ project_id: Type.String(), id: Type.String({ description: "The cohort's integer id" }) });
@@ -35,20 +36,6 @@ export const CohortRecord = Type.Object(
 );
 
 export const CohortList = pageEnvelope(CohortRecord);
-
-/** The Person shape every endpoint answering persons uses. */
-const Person = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String({ description: 'The first display-name property set, else the first non-anonymous distinct id, else the id' }),
-    distinct_ids: Type.Array(Type.String()),
-    properties: AnyObject,
-    created_at: Type.String({ format: 'date-time' }),
-    uuid: Type.String(),
-    is_identified: Type.Boolean(),
-  },
-  { additionalProperties: true },
-);
 
 export const CohortMembers = pageEnvelope(Person);
 
