@@ -75,7 +75,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (api) => {
-    api.addHook('preHandler', apiAuthHook(context.keys, context.projects));
+    // Before validation, as PostHog authenticates before it reads a body: no key is a 401 whatever is sent.
+    api.addHook('preValidation', apiAuthHook(context.keys, context.projects));
     // Acknowledged captures are processed behind the answer; an API call sees all of them that
     // can be processed, and never fails because processing does.
     api.addHook('preHandler', () => context.ingestion.catchUp());

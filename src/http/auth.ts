@@ -43,7 +43,7 @@ function findKey(request: FastifyRequest): { value: string; source: KeySource } 
 
 /**
  * Authenticates an /api request and enforces its route's scopes and project access.
- * Runs as a preHandler so a key in the JSON body can be read.
+ * Runs once the body is parsed (so a key in the JSON body can be read) and before it is validated.
  */
 export function apiAuthHook(keys: KeyService, projects: ProjectService) {
   return async function authenticate(request: FastifyRequest): Promise<void> {

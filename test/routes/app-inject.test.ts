@@ -42,6 +42,13 @@ describe('the app, injected', () => {
     const unscoped = await get('/api/projects/1/persons/', insightKey);
     assert.equal(unscoped.statusCode, 403);
     assert.deepEqual(unscoped.json(), ERRORS.missingScope('person:read'));
+    // Authentication comes before the body is judged, as in PostHog.
+    const badBody = await app.inject({ method: 'POST', url: '/api/projects/1/cohorts/', payload: '[]', headers: { 'content-type': 'application/json' } });
+    assert.equal(badBody.statusCode, 401);
+    assert.deepEqual(badBody.json(), ERRORS.notAuthenticated);
+    const badBodyUnscoped = await post('/api/projects/1/cohorts/', [], insightKey);
+    assert.equal(badBodyUnscoped.statusCode, 403);
+    assert.deepEqual(badBodyUnscoped.json(), ERRORS.missingScope('cohort:write'));
   });
 
   test('bad input is a 400 naming the field; an unknown path a 404; both in PostHog body', async () => {
