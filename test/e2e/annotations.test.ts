@@ -129,6 +129,10 @@ describe('annotations API', () => {
     assert.equal(changed.status, 200, changed.text);
     assert.deepEqual([changed.body.content, changed.body.date_marker, changed.body.scope], ['Final', '2022-05-06T08:00:00.000Z', 'organization']);
     assert.ok(changed.body.updated_at >= annotation.updated_at);
+    const cleared = await server.patch(`${BASE}/${annotation.id}/`, { content: null });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal(cleared.body.content, null, 'null stays null, not an empty string');
+    assert.equal((await server.patch(`${BASE}/${annotation.id}/`, { content: 'Final' })).status, 200);
 
     const foreignInsight = await make('insights', { name: 'Elsewhere' }, secondProjectId);
     const foreignDashboard = await make('dashboards', { name: 'Elsewhere' }, secondProjectId);

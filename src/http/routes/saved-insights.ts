@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { refreshRequested } from '../../saved-insights/insight-results.js';
 import { INSIGHT_ORDER_COLUMNS, parseInsightListQuery } from '../../saved-insights/saved-insight-list-query.js';
@@ -7,7 +7,11 @@ import { serializeInsight } from '../../saved-insights/saved-insight-serializer.
 import { envelope, readPage } from '../pagination.js';
 import { requireProject } from '../request-context.js';
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `schema` or null, as OpenAPI 3.0's `nullable`: a union with null would let request validation
+ * coerce a null it receives into the other type's empty value (`""`, `0`).
+ */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 export const AnyObject = Type.Object({}, { additionalProperties: true });
 
 export const UserBasic = Nullable(
