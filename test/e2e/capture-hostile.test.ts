@@ -249,13 +249,16 @@ describe('capture: hostile events never stop ingestion, the API or a restart', (
     assert.equal(times.body.result[0]!.count, 4 * 12 + 4, JSON.stringify(times.body.result[0]));
     assert.equal(times.body.result[0]!.data.filter((value) => value > 0).length, 1, 'every one in the month it was sent');
 
-    const warnings = await server.get<{ results: { type: string; count: number; warnings: { details: Record<string, unknown> }[] }[] }>(
+    const warnings = await server.get<{ results: { type: string; count: number; sparkline: [number, string][]; warnings: { details: Record<string, unknown> }[] }[] }>(
       '/api/projects/1/ingestion_warnings/',
     );
     assert.equal(warnings.status, 200, warnings.text);
     const byType = new Map(warnings.body.results.map((summary) => [summary.type, summary]));
     assert.ok(byType.get('ignored_invalid_timestamp')!.count >= 4 * 3 + 3);
     assert.ok(byType.get('event_timestamp_in_future')!.count >= 4);
+    const invalidTimes = byType.get('ignored_invalid_timestamp')!;
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual(invalidTimes.sparkline, [[invalidTimes.count, today]], 'warnings per day as [count, day]');
     assert.ok(byType.has('invalid_process_person_profile'));
     assert.ok(byType.has('person_properties_size_violation'), 'a person is never given more than 512 KB of properties');
     assert.ok(byType.has('cannot_merge_with_illegal_distinct_id'));

@@ -15,8 +15,9 @@ const Warning = Type.Object({
 const WarningSummary = Type.Object({
   type: Type.String({ description: 'e.g. ignored_invalid_timestamp, event_processing_failed, cannot_merge_already_identified' }),
   lastSeen: Type.String({ format: 'date-time' }),
-  sparkline: Type.Array(Type.Tuple([Type.Integer(), Type.String({ description: 'YYYY-MM-DD (UTC)' })]), {
-    description: 'Warnings of this type per day: [count, day]',
+  // Pairs as two-item lists: OpenAPI 3.0 has no tuples.
+  sparkline: Type.Array(Type.Array(Type.Union([Type.Integer(), Type.String()]), { minItems: 2, maxItems: 2 }), {
+    description: 'Warnings of this type per day: [count, day (YYYY-MM-DD, UTC)]',
   }),
   warnings: Type.Array(Warning, { description: 'The latest 50 warnings of this type' }),
   count: Type.Integer(),
