@@ -158,7 +158,7 @@ function parsePerson(raw: Record<string, unknown>): CohortNode {
   if (!(PROPERTY_OPERATORS as readonly unknown[]).includes(operator)) throw invalid(`Unknown operator "${textOf(operator)}".`);
   const group = parseProperties([{ ...raw, type: 'person' }], ATTR);
   const filter = group.values[0];
-  if (!filter || filter.kind !== 'filter') throw invalid('Invalid person filter.');
+  if (filter?.kind !== 'filter') throw invalid('Invalid person filter.');
   return { kind: 'person', filter: { ...filter, operator: operator as PropertyOperator } };
 }
 

@@ -38,7 +38,7 @@ function cellText(value: unknown): string {
 export function flattenRow(value: unknown, column = '', into: Record<string, string> = {}): Record<string, string> {
   const child = (key: string | number) => (column === '' ? String(key) : `${column}.${key}`);
   if (Array.isArray(value)) {
-    value.forEach((item, index) => flattenRow(item, child(index), into));
+    for (const [index, item] of value.entries()) flattenRow(item, child(index), into);
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) flattenRow(item, child(key), into);
   } else {

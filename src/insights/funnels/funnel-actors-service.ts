@@ -6,7 +6,7 @@ import { hydrateActors, type ActorList } from '../actors/actor-list.js';
 import { readActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
-import { type RawInput } from '../filter-model.js';
+import type { RawInput } from '../filter-model.js';
 import { combineAnd } from '../../query/property-filter-model.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
 import { parseStepSelection, stepBreakdownKey } from './funnel-actors.js';
