@@ -17,7 +17,7 @@ export interface OrderedFunnelContext {
   window: string;
   exclusionFrom: string;
   exclusionTo: string;
-  /** Funnel trends: the entrance period of an attempt that starts at `time` (microseconds). */
+  /** Funnel trends: the start of the entrance period of an attempt that starts at `time` (microseconds). */
   entryPeriod: ((time: string) => string) | null;
 }
 
@@ -76,7 +76,7 @@ export function orderedFunnelSql(context: OrderedFunnelContext, source: string):
     )`;
   if (entryPeriod) {
     // An actor's row per entrance period: the most steps of the attempts that count starting in it.
-    return `SELECT actor, bucket, entered.1 AS period, entered.2 AS steps
+    return `SELECT actor, bucket, toString(entered.1) AS period, entered.2 AS steps
 FROM (
   SELECT actor, bucket, arrayFilter((p, k) -> k > 0, entry_periods, counted) AS counted_periods,
     arrayFilter(k -> k > 0, counted) AS counted_steps,

@@ -250,10 +250,10 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   const group = filter.aggregationGroupTypeIndex;
   const actor = group === null ? source.personId : `e.\`$group_${group}\``;
   const { periods } = options;
-  const periodOf = periods ? (timestamp: string) => `toString(${bucketExpression(periods.interval, timestamp, periods.weekStartDay)})` : null;
+  const periodOf = periods ? (timestamp: string) => bucketExpression(periods.interval, timestamp, periods.weekStartDay) : null;
   // The passes read each event's period; ordered funnels only their attempts' first events'.
   const folded = filter.orderType !== 'ordered';
-  const period = periodOf && folded ? `, ${periodOf('e.timestamp')} AS period` : '';
+  const period = periodOf && folded ? `, toString(${periodOf('e.timestamp')}) AS period` : '';
   const conditions: string[] = [];
   // Strict funnels see every event of the actor: any other event breaks the sequence.
   if (filter.orderType !== 'strict') conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
