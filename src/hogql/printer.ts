@@ -374,11 +374,13 @@ class Printer {
 
   /**
    * PostHog's property read: JSON null and missing are NULL, strings their text (escapes decoded,
-   * so they compare equal to what was sent), other values their JSON text.
+   * so they compare equal to what was sent), other values their JSON text. The properties are
+   * parsed once (JSONExtractRaw) and a string decoded from its own short JSON text, bound once
+   * through a lambda, as the legacy filters read them.
    */
   private propertySql(json: string, path: (string | number)[]): string {
     const keys = path.map((key) => (typeof key === 'number' ? this.options.params.add(key, 'Int64') : this.options.params.add(key, 'String'))).join(', ');
-    return `if(JSONType(${json}, ${keys}) = 'String', JSONExtractString(${json}, ${keys}), nullIf(nullIf(JSONExtractRaw(${json}, ${keys}), ''), 'null'))`;
+    return `arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), JSONExtractString(raw_json_value), nullIf(nullIf(raw_json_value, ''), 'null')), [JSONExtractRaw(${json}, ${keys})])[1]`;
   }
 
   private placeholderValue(chain: string[]): PlaceholderValue {

@@ -20,8 +20,7 @@ function printed(text: string, values: Record<string, PlaceholderValue> | null =
 }
 
 function property(json: string, ...keys: string[]): string {
-  const path = keys.join(', ');
-  return `if(JSONType(${json}, ${path}) = 'String', JSONExtractString(${json}, ${path}), nullIf(nullIf(JSONExtractRaw(${json}, ${path}), ''), 'null'))`;
+  return `arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), JSONExtractString(raw_json_value), nullIf(nullIf(raw_json_value, ''), 'null')), [JSONExtractRaw(${json}, ${keys.join(', ')})])[1]`;
 }
 
 const GUARD = 'team_id = {team_id:Int64}';
