@@ -29,9 +29,24 @@ const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge', 'Opera', 'Samsung Inter
 const OSES = ['Mac OS X', 'Windows', 'iOS', 'Android', 'Linux'];
 const PATHS = ['/', '/pricing', '/docs', '/blog', '/signup', '/login', '/features', '/about', '/careers', '/changelog'];
 const CUSTOM_EVENTS = [
-  'signed up', 'logged in', 'order placed', 'item added', 'item removed', 'checkout started', 'search performed',
-  'video played', 'file uploaded', 'invite sent', 'plan upgraded', 'plan downgraded', 'comment posted',
-  'dashboard viewed', 'report exported', 'settings changed', 'notification clicked', 'feedback sent',
+  'signed up',
+  'logged in',
+  'order placed',
+  'item added',
+  'item removed',
+  'checkout started',
+  'search performed',
+  'video played',
+  'file uploaded',
+  'invite sent',
+  'plan upgraded',
+  'plan downgraded',
+  'comment posted',
+  'dashboard viewed',
+  'report exported',
+  'settings changed',
+  'notification clicked',
+  'feedback sent',
 ];
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA'];

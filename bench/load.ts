@@ -10,13 +10,7 @@ const BATCH_SIZE = 100;
  * Sends events through the real capture path as posthog-node does (gzip /batch of 100) from
  * `senders` concurrent clients; returns the seconds until every request was acknowledged.
  */
-export async function loadThroughCapture(
-  server: TallyServer,
-  events: Iterable<GeneratedEvent>,
-  total: number,
-  label: string,
-  senders = 4,
-): Promise<number> {
+export async function loadThroughCapture(server: TallyServer, events: Iterable<GeneratedEvent>, total: number, label: string, senders = 4): Promise<number> {
   const bar = progressBar(label, total);
   const iterator = events[Symbol.iterator]();
   let sent = 0;

@@ -17,8 +17,7 @@ export interface Measurement {
   note?: string;
 }
 
-const round = (value: number | undefined, digits = 2) =>
-  value === undefined ? '' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
+const round = (value: number | undefined, digits = 2) => (value === undefined ? '' : Number.isInteger(value) ? String(value) : value.toFixed(digits));
 
 export function printTable(measurements: readonly Measurement[]): string {
   const header = ['suite', 'measurement', 'unit', 'tally (median)', 'p95', 'raw', 'ratio', 'note'];

@@ -78,8 +78,6 @@ export async function timeApiAgainstRaw(
     const sides = round % 2 === 0 ? [timeApi, timeRaw] : [timeRaw, timeApi];
     for (const side of sides) await side();
   }
-  const timings = new Map(
-    cases.map((entry) => [entry.name, { api: summarize(api.get(entry.name)!), raw: summarize(raw.get(entry.name)!) }]),
-  );
+  const timings = new Map(cases.map((entry) => [entry.name, { api: summarize(api.get(entry.name)!), raw: summarize(raw.get(entry.name)!) }]));
   return { timings, peakMb };
 }

@@ -63,10 +63,7 @@ async function serve(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-const program = new Command()
-  .name('tally')
-  .description('Product analytics server with a PostHog-compatible API')
-  .showHelpAfterError();
+const program = new Command().name('tally').description('Product analytics server with a PostHog-compatible API').showHelpAfterError();
 
 program.command('serve').description('Serve the HTTP API (PORT, HOST, TALLY_DATA_DIR, …)').action(serve);
 
@@ -81,9 +78,7 @@ program
   .option('--user <email>', 'the owner (default: the first user)')
   .action(async (options: { scopes: string[]; projects?: number[]; label: string; user?: string }) => {
     await withStores(loadConfig(), async ({ context }) => {
-      const user = options.user
-        ? await context.accounts.findUserByEmail(options.user)
-        : await context.accounts.firstUser();
+      const user = options.user ? await context.accounts.findUserByEmail(options.user) : await context.accounts.firstUser();
       if (!user) throw new CliError(`No user with email ${options.user}`);
       const { key } = await context.keys.create({
         userId: user.id,

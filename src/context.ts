@@ -178,11 +178,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     projects,
     projectRepository,
     definitions,
-    eventDefinitions: new EventDefinitionService(
-      new EventDefinitionRepository(catalog.db, catalog.dialect),
-      new EventVolumes(warehouse),
-      definitions,
-    ),
+    eventDefinitions: new EventDefinitionService(new EventDefinitionRepository(catalog.db, catalog.dialect), new EventVolumes(warehouse), definitions),
     propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
     groupTypes,
     relay,

@@ -2,12 +2,7 @@
  * Typed API errors. The HTTP layer maps each to PostHog's `{type, code, detail, attr}` body
  * in one place (src/http/error-handler.ts); services throw these and never see HTTP.
  */
-export type ErrorType =
-  | 'validation_error'
-  | 'authentication_error'
-  | 'invalid_request'
-  | 'throttled_error'
-  | 'server_error';
+export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'throttled_error' | 'server_error';
 
 export class ApiError extends Error {
   constructor(
@@ -91,4 +86,3 @@ export class PayloadTooLarge extends ApiError {
     super(413, 'invalid_request', 'payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes.`);
   }
 }
-

@@ -81,7 +81,7 @@ function funnelAttempts(extraEvent = '', extraPerson = ''): string {
         arrayReverseFill(p -> p > 0, arrayMap((s, i) -> if(s = 2, i, 0), st, arrayEnumerate(st))) AS next2,
         arrayReverseFill(p -> p > 0, arrayMap((s, i) -> if(s = 3, i, 0), st, arrayEnumerate(st))) AS next3,
         arrayFilter(i -> st[i] = 1, arrayEnumerate(st)) AS starts, arrayMap(i -> next2[i], starts) AS p2
-        ${extraEvent ? ', argMinIf(browser, at, browser != \'\') AS bucket' : ''}
+        ${extraEvent ? ", argMinIf(browser, at, browser != '') AS bucket" : ''}
       FROM (
         SELECT ${PERSON} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at,
           multiIf(e.event = ${first}, 1, e.event = ${second}, 2, 3) AS step${extraEvent}
@@ -198,9 +198,7 @@ function apiRetention(result: any[]): number[][] {
 
 /** The flat counts of retentionSql as the legacy table's triangle: cohort c has periods − c values. */
 function rawRetention(counts: Array<number | string>, periods: number): number[][] {
-  return Array.from({ length: periods }, (_, cohort) =>
-    Array.from({ length: periods - cohort }, (_, interval) => Number(counts[cohort * periods + interval])),
-  );
+  return Array.from({ length: periods }, (_, cohort) => Array.from({ length: periods - cohort }, (_, interval) => Number(counts[cohort * periods + interval])));
 }
 
 /**
@@ -382,8 +380,7 @@ export function insightCases(dates: Dates): InsightCase[] {
       path: '/api/projects/1/insights/path/',
       body: { include_event_types: ['$pageview'], date_from: dates.from7, date_to: dates.to, start_point: PATH_START },
       fromApi: (result) => edgeNumbers(result),
-      raw: async (warehouse) =>
-        edgeNumbers(connectedToFirstStep(await query<Edge>(warehouse, pathsSql(PATH_START), { ...range7, start_point: PATH_START }))),
+      raw: async (warehouse) => edgeNumbers(connectedToFirstStep(await query<Edge>(warehouse, pathsSql(PATH_START), { ...range7, start_point: PATH_START }))),
     },
   ];
 }
@@ -449,13 +446,10 @@ export async function insightsSuite(options: SuiteOptions): Promise<Measurement[
     'insights',
     options.events,
     options.dataDir,
-    () =>
-      generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date(), visitShare: 0.05 }),
+    () => generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date(), visitShare: 0.05 }),
     'loading through capture',
   );
-  const measurements: Measurement[] = [
-    loadMeasurement('insights', `load ${options.events} events through capture`, options.events / seconds, reusedFrom),
-  ];
+  const measurements: Measurement[] = [loadMeasurement('insights', `load ${options.events} events through capture`, options.events / seconds, reusedFrom)];
   const cases = insightCases(datesOf(new Date()));
   const found = await checkCases(server, cases);
   const wrong = [...found].filter(([, differing]) => differing.length > 0);

@@ -72,9 +72,7 @@ export async function trendsSuite(options: SuiteOptions): Promise<Measurement[]>
     () => generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date() }),
     'loading through capture',
   );
-  const measurements: Measurement[] = [
-    loadMeasurement('trends', `load ${options.events} events through capture`, options.events / seconds, reusedFrom),
-  ];
+  const measurements: Measurement[] = [loadMeasurement('trends', `load ${options.events} events through capture`, options.events / seconds, reusedFrom)];
   const { timings, peakMb } = await timeApiAgainstRaw(
     server,
     QUERIES.map((query) => ({

@@ -34,8 +34,7 @@ export class OrganizationService {
   /** `@current` or the UUID of the key's organization, in any letter case. */
   async resolve(key: StoredKey, organizationParam: string): Promise<Organization> {
     const own = key.user.organizationId;
-    const named =
-      organizationParam === '@current' || (UUID.test(organizationParam) && organizationParam.toLowerCase() === own.toLowerCase());
+    const named = organizationParam === '@current' || (UUID.test(organizationParam) && organizationParam.toLowerCase() === own.toLowerCase());
     const organization = named ? await this.accounts.findOrganization(own) : undefined;
     if (!organization) throw new NotFound();
     return organization;
@@ -55,10 +54,7 @@ export class OrganizationService {
   }
 
   async view(organization: Organization): Promise<OrganizationView> {
-    const [memberCount, projects] = await Promise.all([
-      this.accounts.countActiveMembers(organization.id),
-      this.allProjects(organization.id),
-    ]);
+    const [memberCount, projects] = await Promise.all([this.accounts.countActiveMembers(organization.id), this.allProjects(organization.id)]);
     return { organization, memberCount, projects };
   }
 

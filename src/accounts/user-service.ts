@@ -27,10 +27,7 @@ export class UserService {
     }
     const user = await this.accounts.findUserById(key.user.id);
     if (!user) throw new NotFound();
-    const [organization, team] = await Promise.all([
-      this.organizations.retrieve(key, '@current'),
-      this.currentProject(key),
-    ]);
+    const [organization, team] = await Promise.all([this.organizations.retrieve(key, '@current'), this.currentProject(key)]);
     return { user, organization, team };
   }
 

@@ -26,11 +26,7 @@ export class ActionRepository {
   constructor(private readonly db: CatalogDb) {}
 
   private select() {
-    return this.db
-      .selectFrom('actions as a')
-      .leftJoin('users as u', 'u.id', 'a.created_by_id')
-      .selectAll('a')
-      .select(CREATOR_COLUMNS);
+    return this.db.selectFrom('actions as a').leftJoin('users as u', 'u.id', 'a.created_by_id').selectAll('a').select(CREATOR_COLUMNS);
   }
 
   async create(input: NewAction): Promise<Action> {

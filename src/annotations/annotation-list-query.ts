@@ -22,7 +22,11 @@ export function parseAnnotationListQuery(query: Record<string, unknown>): Annota
   }
   return {
     scope: present(query.scope) ? parseScope(query.scope, 'scope') : null,
-    searchTerms: present(query.search) ? textOf(query.search).split(/[\s,]+/).filter(Boolean) : [],
+    searchTerms: present(query.search)
+      ? textOf(query.search)
+          .split(/[\s,]+/)
+          .filter(Boolean)
+      : [],
     dateFrom,
     dateTo,
   };

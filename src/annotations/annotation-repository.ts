@@ -32,10 +32,7 @@ export type AnnotationChanges = AnnotationInput;
 /** A left-joined table: every column may be null. */
 type Joined<T> = { [K in keyof T]: T[K] | null };
 
-type AnnotationScopeBuilder = ExpressionBuilder<
-  CatalogSchema & { a: AnnotationTable; i: Joined<InsightTable>; d: Joined<DashboardTable> },
-  'a' | 'i' | 'd'
->;
+type AnnotationScopeBuilder = ExpressionBuilder<CatalogSchema & { a: AnnotationTable; i: Joined<InsightTable>; d: Joined<DashboardTable> }, 'a' | 'i' | 'd'>;
 
 /**
  * Catalog SQL for annotations. A project sees its own and its organization's
@@ -52,12 +49,7 @@ export class AnnotationRepository {
       .leftJoin('dashboards as d', 'd.id', 'a.dashboard_id')
       .selectAll('a')
       .select(CREATOR_COLUMNS)
-      .select([
-        'i.short_id as insight_short_id',
-        'i.name as insight_name',
-        'i.derived_name as insight_derived_name',
-        'd.name as dashboard_name',
-      ]);
+      .select(['i.short_id as insight_short_id', 'i.name as insight_name', 'i.derived_name as insight_derived_name', 'd.name as dashboard_name']);
   }
 
   async create(input: NewAnnotation): Promise<number> {
@@ -127,10 +119,7 @@ export class AnnotationRepository {
 
 function visible(eb: AnnotationScopeBuilder, viewer: AnnotationViewer, includeDeleted: boolean): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [
-    eb.or([
-      eb('a.team_id', '=', viewer.teamId),
-      eb.and([eb('a.scope', '=', 'organization'), eb('a.organization_id', '=', viewer.organizationId)]),
-    ]),
+    eb.or([eb('a.team_id', '=', viewer.teamId), eb.and([eb('a.scope', '=', 'organization'), eb('a.organization_id', '=', viewer.organizationId)])]),
     eb.or([eb('a.insight_id', 'is', null), eb('i.deleted', '=', 0)]),
     eb.or([eb('a.dashboard_id', 'is', null), eb('d.deleted', '=', 0)]),
   ];

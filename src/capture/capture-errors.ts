@@ -9,23 +9,13 @@ export class InvalidPayload extends ApiError {
 
 export class MissingApiKey extends ApiError {
   constructor() {
-    super(
-      401,
-      'authentication_error',
-      'missing_api_key',
-      'API key not provided. You can find your project API key in PostHog project settings.',
-    );
+    super(401, 'authentication_error', 'missing_api_key', 'API key not provided. You can find your project API key in PostHog project settings.');
   }
 }
 
 export class InvalidApiKey extends ApiError {
   constructor() {
-    super(
-      401,
-      'authentication_error',
-      'invalid_api_key',
-      'Project API key invalid. You can find your project API key in PostHog project settings.',
-    );
+    super(401, 'authentication_error', 'invalid_api_key', 'Project API key invalid. You can find your project API key in PostHog project settings.');
   }
 }
 

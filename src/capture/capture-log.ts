@@ -122,7 +122,11 @@ export class CatalogCaptureLog implements CaptureLog {
     return this.db.transaction().execute(async (trx) => {
       const ids: number[] = [];
       for (let index = 0; index < rows.length; index += CHUNK) {
-        const inserted = await trx.insertInto('capture_log').values(rows.slice(index, index + CHUNK)).returning('id').execute();
+        const inserted = await trx
+          .insertInto('capture_log')
+          .values(rows.slice(index, index + CHUNK))
+          .returning('id')
+          .execute();
         // Ids are assigned in the order of the rows; RETURNING's own order is not promised.
         ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
       }
@@ -163,7 +167,11 @@ export class CatalogCaptureLog implements CaptureLog {
     }
     const ids = [...unknown.keys()];
     for (let index = 0; index < ids.length; index += CHUNK) {
-      const rows = await this.db.selectFrom('capture_log').select(['id', 'events']).where('id', 'in', ids.slice(index, index + CHUNK)).execute();
+      const rows = await this.db
+        .selectFrom('capture_log')
+        .select(['id', 'events'])
+        .where('id', 'in', ids.slice(index, index + CHUNK))
+        .execute();
       for (const row of rows) unknown.get(Number(row.id))!.events = loggedEventsBytes(row.events);
     }
     return entries;

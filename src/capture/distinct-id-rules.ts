@@ -1,16 +1,5 @@
 /** Distinct ids PostHog refuses to merge on: placeholders that many users would share. */
-const ILLEGAL_CASE_INSENSITIVE = [
-  'anonymous',
-  'guest',
-  'distinctid',
-  'distinct_id',
-  'id',
-  'not_authenticated',
-  'email',
-  'undefined',
-  'true',
-  'false',
-];
+const ILLEGAL_CASE_INSENSITIVE = ['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false'];
 const ILLEGAL_CASE_SENSITIVE = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined'];
 
 function quoted(values: string[]): string[] {

@@ -74,8 +74,7 @@ export class GroupProcessor {
         if (groupKey === null || groupKey === undefined || !fitsGroupColumn(groupType)) continue;
         const key = keyText(groupKey);
         if (!fitsGroupColumn(key)) continue;
-        const index =
-          this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.db, this.teamId, groupType, true));
+        const index = this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.db, this.teamId, groupType, true));
         if (index === null) continue;
         columns[index] = key;
         const property = `$group_${index}`;
@@ -152,9 +151,7 @@ export class GroupProcessor {
           created_at: group.createdAt,
           version: group.version,
         })
-        .onConflict((conflict) =>
-          conflict.columns(['team_id', 'group_type_index', 'group_key']).doUpdateSet({ properties, version: group.version }),
-        )
+        .onConflict((conflict) => conflict.columns(['team_id', 'group_type_index', 'group_key']).doUpdateSet({ properties, version: group.version }))
         .execute();
       outbox.push({
         target: 'groups',

@@ -190,8 +190,7 @@ export class IngestionBatch {
         // The text the decoding thread serialised: the same bytes a serialisation of the parsed
         // properties would give, without its cost. An overwritten `$group_N` moves no key, but
         // changes a value inside the text: then the properties are serialised again.
-        properties:
-          logged && addedProperties !== null ? loggedPropertiesText(logged, index, addedProperties) : JSON.stringify(event.properties),
+        properties: logged && addedProperties !== null ? loggedPropertiesText(logged, index, addedProperties) : JSON.stringify(event.properties),
         timestamp: epochMsToMicros(event.time),
         created_at: createdAt,
         elements_chain: event.elementsChain,

@@ -26,7 +26,10 @@ export async function drainLegacyPendingEvents(db: CatalogDb, writer: EventWrite
       for (const line of batch.rows.split('\n')) rows.add(eventRowOfLegacyLine(teamId, line));
     }
     await writer.insertNew(rows);
-    await db.deleteFrom(TABLE).where('id', '<=', Number(batches[batches.length - 1]!.id)).execute();
+    await db
+      .deleteFrom(TABLE)
+      .where('id', '<=', Number(batches[batches.length - 1]!.id))
+      .execute();
   }
   await db.schema.dropTable(TABLE).execute();
 }

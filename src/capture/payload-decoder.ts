@@ -106,8 +106,7 @@ export function decodeCapturePayload(request: RawCaptureRequest): DecodedPayload
     payload = Buffer.from(looksLikeBase64(data.replace(/ /g, '+')) ? data.replace(/ /g, '+') : data);
   }
 
-  const compression =
-    compressionOf(request.query.compression) ?? compressionOf(formCompression) ?? compressionOf(request.contentEncoding) ?? 'none';
+  const compression = compressionOf(request.query.compression) ?? compressionOf(formCompression) ?? compressionOf(request.contentEncoding) ?? 'none';
 
   let text: string;
   if (compression === 'gzip' || isGzip(payload)) {

@@ -97,7 +97,10 @@ export class PersonBatch {
       if (this.byDistinctId.has(distinctId)) continue;
       const cached = this.cache.get(this.teamId, distinctId);
       if (cached) {
-        this.byDistinctId.set(distinctId, this.stateOf(cached, () => JSON.parse(cached.propertiesJson) as Record<string, unknown>));
+        this.byDistinctId.set(
+          distinctId,
+          this.stateOf(cached, () => JSON.parse(cached.propertiesJson) as Record<string, unknown>),
+        );
         this.answeredByCache.add(distinctId);
       } else {
         uncached.push(distinctId);
@@ -115,7 +118,10 @@ export class PersonBatch {
         unknown.push(uuid);
         continue;
       }
-      this.byDistinctId.set(distinctId, this.stateOf(cachedPerson(record, record.propertiesJson), () => record.properties));
+      this.byDistinctId.set(
+        distinctId,
+        this.stateOf(cachedPerson(record, record.propertiesJson), () => record.properties),
+      );
     }
     for (const uuid of await this.persons.takenUuids(this.db, unknown)) this.takenUuids.add(uuid);
   }
@@ -137,13 +143,7 @@ export class PersonBatch {
   }
 
   /** A new person for distinct ids that have none; `creatorEventUuid` makes its UUID unique when the usual one is taken. */
-  create(
-    distinctIds: string[],
-    properties: Record<string, unknown>,
-    isIdentified: boolean,
-    createdAt: string,
-    creatorEventUuid: string,
-  ): PersonState {
+  create(distinctIds: string[], properties: Record<string, unknown>, isIdentified: boolean, createdAt: string, creatorEventUuid: string): PersonState {
     let uuid = this.newPersonUuids.get(distinctIds[0]!) ?? personUuidFor(this.teamId, distinctIds[0]!);
     if (this.takenUuids.has(uuid)) uuid = personUuidFromName(`${this.teamId}:${distinctIds[0]!}:${creatorEventUuid}`);
     this.takenUuids.add(uuid);
@@ -217,7 +217,10 @@ export class PersonBatch {
       db,
       updated.map((person) => ({ ...person, id: person.id! })),
     );
-    await this.persons.deletePersons(db, this.mergedAway.map((person) => person.id!));
+    await this.persons.deletePersons(
+      db,
+      this.mergedAway.map((person) => person.id!),
+    );
     for (const person of this.mergedAway) outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
     // A link that is not moved belongs to a person that survives the batch.
     const links = this.links.filter((link) => !link.moved);

@@ -202,10 +202,7 @@ export class PersonProcessor {
     person.propertiesJson = propertiesBefore ?? JSON.stringify(person.properties);
   }
 
-  private async identify(
-    event: NormalizedEvent,
-    otherId: string,
-  ): Promise<{ person: PersonState; freshlyCreated: boolean; propertiesBefore: string | null }> {
+  private async identify(event: NormalizedEvent, otherId: string): Promise<{ person: PersonState; freshlyCreated: boolean; propertiesBefore: string | null }> {
     const into = await this.batch.personFor(event.distinctId);
     const other = await this.batch.personFor(otherId);
     if (!into && !other) {

@@ -31,7 +31,17 @@ const SYSTEM_CODES = new Set([
 ]);
 
 /** SQLite result codes (and their extended forms) of a busy, full, read-only or failing database. */
-const SQLITE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_NOMEM', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PROTOCOL', 'SQLITE_INTERRUPT'];
+const SQLITE_PREFIXES = [
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_NOMEM',
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_PROTOCOL',
+  'SQLITE_INTERRUPT',
+];
 
 /**
  * PostgreSQL SQLSTATE classes: connection exception, transaction rollback (serialization,

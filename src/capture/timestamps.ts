@@ -5,8 +5,7 @@ import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js'
  * milliseconds as floats so microseconds survive (`.123456` → `…123.456`).
  */
 
-const ISO_LIKE =
-  /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO_LIKE = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|[+-]\d{2}(?::?\d{2})?)?$/i;
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const HOUR_MS = 3_600_000;
 const FUTURE_TOLERANCE_MS = 23 * HOUR_MS;
@@ -143,4 +142,3 @@ export function resolveSentAt(bodySentAt: unknown, query: Record<string, unknown
   }
   return null;
 }
-

@@ -99,9 +99,7 @@ export class BehaviourAggregates {
         this.needsFrom(start);
         const count = `countIf(${matches} AND ${ts} > ${this.at(start)} AND ${ts} < ${now})`;
         expression =
-          filter.behavior === 'performed_event'
-            ? `${count} > 0`
-            : `${count} ${filter.countOperator} ${this.params.add(filter.operatorValue, 'UInt64')}`;
+          filter.behavior === 'performed_event' ? `${count} > 0` : `${count} ${filter.countOperator} ${this.params.add(filter.operatorValue, 'UInt64')}`;
         break;
       }
       case 'performed_event_first_time': {

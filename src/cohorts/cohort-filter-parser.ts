@@ -97,10 +97,7 @@ function parseBehavioral(raw: Record<string, unknown>): BehavioralFilter {
     throw invalid(`explicit_datetime "${explicitDatetime}" is not a date.`);
   }
   const takesExplicitStart = behavior === 'performed_event' || behavior === 'performed_event_multiple';
-  const window =
-    takesExplicitStart && explicitDatetime !== null
-      ? null
-      : timeSpan(raw.time_value, raw.time_interval, 'time_value', 'time_interval');
+  const window = takesExplicitStart && explicitDatetime !== null ? null : timeSpan(raw.time_value, raw.time_interval, 'time_value', 'time_interval');
   const filter: BehavioralFilter = {
     kind: 'behavioral',
     behavior,

@@ -36,11 +36,7 @@ export class CohortRepository {
   constructor(private readonly db: CatalogDb) {}
 
   private select() {
-    return this.db
-      .selectFrom('cohorts as c')
-      .leftJoin('users as u', 'u.id', 'c.created_by_id')
-      .selectAll('c')
-      .select(CREATOR_COLUMNS);
+    return this.db.selectFrom('cohorts as c').leftJoin('users as u', 'u.id', 'c.created_by_id').selectAll('c').select(CREATOR_COLUMNS);
   }
 
   async create(input: NewCohort): Promise<Cohort> {
@@ -110,7 +106,10 @@ export class CohortRepository {
           .onConflict((conflict) => conflict.columns(['cohort_id', 'person_uuid']).doNothing())
           .execute();
       }
-      await appendToOutbox(trx, unique.map((uuid) => memberReplicaEntry(teamId, cohortId, uuid)));
+      await appendToOutbox(
+        trx,
+        unique.map((uuid) => memberReplicaEntry(teamId, cohortId, uuid)),
+      );
     });
   }
 }

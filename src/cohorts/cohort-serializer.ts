@@ -4,7 +4,13 @@ import type { Cohort } from './cohort.js';
 import { parseCohortFilters } from './cohort-filter-parser.js';
 import type { CohortNode } from './cohort-filter-model.js';
 
-const ANALYTICAL = new Set(['performed_event_first_time', 'performed_event_regularly', 'performed_event_sequence', 'stopped_performing_event', 'restarted_performing_event']);
+const ANALYTICAL = new Set([
+  'performed_event_first_time',
+  'performed_event_regularly',
+  'performed_event_sequence',
+  'stopped_performing_event',
+  'restarted_performing_event',
+]);
 
 function behaviours(node: CohortNode): string[] {
   if (node.kind === 'behavioral') return [node.behavior];

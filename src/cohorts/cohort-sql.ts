@@ -76,15 +76,20 @@ export class CohortSqlCompiler implements CohortSqlResolver {
     }
     // Behaviour may look back over the whole history, so an action step's session filter measures sessions over all of it.
     const source = new EventSource(params, { from: toWarehouseTime(DateTime.fromMillis(0, { zone: 'utc' })), to: toWarehouseTime(now) });
-    const behaviour = new BehaviourAggregates(params, source, {
-      entity: async (entity) => {
-        if (entity.type === 'events') return `e.event = ${params.add(entity.event, 'String')}`;
-        const action = await this.actions.resolve(entity.actionId, source, params);
-        if (!action) throw new ValidationError('filters', `Action ${entity.actionId} does not exist.`);
-        return action.condition;
+    const behaviour = new BehaviourAggregates(
+      params,
+      source,
+      {
+        entity: async (entity) => {
+          if (entity.type === 'events') return `e.event = ${params.add(entity.event, 'String')}`;
+          const action = await this.actions.resolve(entity.actionId, source, params);
+          if (!action) throw new ValidationError('filters', `Action ${entity.actionId} does not exist.`);
+          return action.condition;
+        },
+        eventFilters: (filter) => compilePropertyFilters(filter.eventFilters, { columns: source, params, cohorts: this }),
       },
-      eventFilters: (filter) => compilePropertyFilters(filter.eventFilters, { columns: source, params, cohorts: this }),
-    }, now);
+      now,
+    );
     const where = await this.condition(parseCohortFilters(cohort.filters), params, behaviour);
     const join = behaviour.isEmpty ? '' : behaviour.joinClause('person.id');
     return `SELECT person.id FROM (${CURRENT_PERSONS}) AS person ${join} WHERE ${where}`;

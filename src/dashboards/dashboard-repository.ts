@@ -91,13 +91,7 @@ export class DashboardRepository {
   /** The ids among `ids` of live dashboards of the project. */
   async liveIds(teamId: number, ids: number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.db
-      .selectFrom('dashboards')
-      .select('id')
-      .where('team_id', '=', teamId)
-      .where('id', 'in', ids)
-      .where('deleted', '=', 0)
-      .execute();
+    const rows = await this.db.selectFrom('dashboards').select('id').where('team_id', '=', teamId).where('id', 'in', ids).where('deleted', '=', 0).execute();
     return new Set(rows.map((row) => Number(row.id)));
   }
 

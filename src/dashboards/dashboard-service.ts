@@ -40,12 +40,7 @@ export class DashboardService {
     return this.load(project, id, refresh, { includeDeleted: false, accessed: true });
   }
 
-  private async load(
-    project: Project,
-    id: number,
-    refresh: boolean,
-    options: { includeDeleted: boolean; accessed: boolean },
-  ): Promise<DashboardWithTiles> {
+  private async load(project: Project, id: number, refresh: boolean, options: { includeDeleted: boolean; accessed: boolean }): Promise<DashboardWithTiles> {
     const dashboard = await this.dashboards.find(project.id, id, { includeDeleted: options.includeDeleted });
     if (!dashboard) throw new NotFound();
     const now = nowIso();

@@ -51,14 +51,27 @@ export class DashboardTileRepository {
     for (const tile of existing) {
       const keep = wanted.has(Number(tile.dashboard_id));
       if (keep === (Number(tile.deleted) === 0)) continue;
-      await db.updateTable('dashboard_tiles').set({ deleted: keep ? 0 : 1 }).where('id', '=', tile.id).execute();
+      await db
+        .updateTable('dashboard_tiles')
+        .set({ deleted: keep ? 0 : 1 })
+        .where('id', '=', tile.id)
+        .execute();
     }
     const known = new Set(existing.map((tile) => Number(tile.dashboard_id)));
     for (const dashboardId of wanted) {
       if (known.has(dashboardId)) continue;
       await db
         .insertInto('dashboard_tiles')
-        .values({ team_id: teamId, dashboard_id: dashboardId, insight_id: insightId, text_id: null, color: null, layouts: '{}', deleted: 0, created_at: nowIso() })
+        .values({
+          team_id: teamId,
+          dashboard_id: dashboardId,
+          insight_id: insightId,
+          text_id: null,
+          color: null,
+          layouts: '{}',
+          deleted: 0,
+          created_at: nowIso(),
+        })
         .execute();
     }
   }

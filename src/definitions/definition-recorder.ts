@@ -269,10 +269,7 @@ export class DefinitionRecorder {
               .columns(['team_id', 'name'])
               .doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') })
               .where((eb) =>
-                eb.or([
-                  eb('event_definitions.last_seen_at', 'is', null),
-                  eb('event_definitions.last_seen_at', '<', eb.ref('excluded.last_seen_at')),
-                ]),
+                eb.or([eb('event_definitions.last_seen_at', 'is', null), eb('event_definitions.last_seen_at', '<', eb.ref('excluded.last_seen_at'))]),
               ),
           )
           .execute();
@@ -301,12 +298,7 @@ export class DefinitionRecorder {
                 property_type: (eb) => eb.ref('excluded.property_type'),
                 is_numerical: (eb) => eb.ref('excluded.is_numerical'),
               })
-              .where((eb) =>
-                eb.and([
-                  eb('property_definitions.property_type', 'is', null),
-                  eb('excluded.property_type', 'is not', null),
-                ]),
-              ),
+              .where((eb) => eb.and([eb('property_definitions.property_type', 'is', null), eb('excluded.property_type', 'is not', null)])),
           )
           .execute();
       }

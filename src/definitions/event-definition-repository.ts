@@ -97,12 +97,7 @@ export class EventDefinitionRepository {
 
   /** The user with this id in the organization, if any (owners must be members). */
   async findUserInOrganization(userId: number, organizationId: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', userId)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('users').select('id').where('id', '=', userId).where('organization_id', '=', organizationId).executeTakeFirst();
     return row !== undefined;
   }
 

@@ -76,9 +76,7 @@ export class PropertyDefinitionRepository {
     const withSeen = filter.eventNames.length > 0;
     let query = matching.selectAll('property_definitions');
     if (withSeen) {
-      query = query
-        .select((eb) => this.seenOn(eb, filter.eventNames).as('is_seen_on_filtered_events'))
-        .orderBy(sql`is_seen_on_filtered_events desc`);
+      query = query.select((eb) => this.seenOn(eb, filter.eventNames).as('is_seen_on_filtered_events')).orderBy(sql`is_seen_on_filtered_events desc`);
     }
     const rows = await query
       .orderBy(sql`${byteOrdered(this.dialect, 'property_definitions.name')} asc`)
@@ -89,12 +87,7 @@ export class PropertyDefinitionRepository {
   }
 
   async find(teamId: number, id: string): Promise<PropertyDefinition | undefined> {
-    const row = await this.db
-      .selectFrom('property_definitions')
-      .selectAll()
-      .where('team_id', '=', teamId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('property_definitions').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
     return row && toPropertyDefinition(row, false);
   }
 

@@ -10,8 +10,7 @@ const DATETIME_KEY_WORDS = ['time', 'date', '_at', '-at', 'createdat', 'updateda
 
 // PostHog's best-effort "starts like a date" pattern: YYYY-MM-DD or MM-DD-YYYY (either separator),
 // optionally followed by a time of day and anything after it.
-const DATE_PREFIX =
-  /^(([0-9]{4}[/-][0-2][0-9][/-][0-3][0-9])|([0-2][0-9][/-][0-3][0-9][/-][0-9]{4}))([ T][0-2][0-9]:[0-6][0-9]:[0-6][0-9].*)?$/;
+const DATE_PREFIX = /^(([0-9]{4}[/-][0-2][0-9][/-][0-3][0-9])|([0-2][0-9][/-][0-3][0-9][/-][0-9]{4}))([ T][0-2][0-9]:[0-6][0-9]:[0-6][0-9].*)?$/;
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 

@@ -105,10 +105,10 @@ export class EventRepository {
   }
 
   async findByUuid(teamId: number, uuid: string): Promise<StoredEvent | undefined> {
-    const [row] = await this.warehouse.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE team_id = {team_id:Int64} AND uuid = {uuid:UUID} LIMIT 1`,
-      { team_id: teamId, uuid },
-    );
+    const [row] = await this.warehouse.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE team_id = {team_id:Int64} AND uuid = {uuid:UUID} LIMIT 1`, {
+      team_id: teamId,
+      uuid,
+    });
     return row && toStoredEvent(row);
   }
 }

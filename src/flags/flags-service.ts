@@ -25,8 +25,6 @@ export class FlagsService {
     if (token === null) throw new MissingApiKey();
     if (token.startsWith('phx_') || !(await this.projects.findByToken(token))) throw new InvalidApiKey();
     const common = { errorsWhileComputingFlags: false, supportedCompression: ['gzip', 'gzip-js'] };
-    return shape === 'flags'
-      ? { flags: {}, ...common, requestId: randomUUID() }
-      : { featureFlags: {}, featureFlagPayloads: {}, ...common };
+    return shape === 'flags' ? { flags: {}, ...common, requestId: randomUUID() } : { featureFlags: {}, featureFlagPayloads: {}, ...common };
   }
 }

@@ -68,12 +68,7 @@ export class GroupRepository {
     const conditions: Expression<SqlBool>[] = [];
     if (filter.after) {
       const { createdAt, groupKey } = filter.after;
-      conditions.push(
-        eb.or([
-          eb('created_at', '<', createdAt),
-          eb.and([eb('created_at', '=', createdAt), sql<SqlBool>`${key} > ${groupKey}`]),
-        ]),
-      );
+      conditions.push(eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), sql<SqlBool>`${key} > ${groupKey}`])]));
     }
     if (filter.groupKey !== null) conditions.push(this.contains(sql`group_key`, filter.groupKey));
     if (filter.search !== null) {

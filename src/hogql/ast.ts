@@ -45,8 +45,24 @@ export interface ArithmeticOperation extends Located {
 }
 
 export const COMPARE_OPS = [
-  '==', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'ilike', 'not ilike', 'in', 'not in',
-  'in cohort', 'not in cohort', '=~', '!~', '=~*', '!~*',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'like',
+  'not like',
+  'ilike',
+  'not ilike',
+  'in',
+  'not in',
+  'in cohort',
+  'not in cohort',
+  '=~',
+  '!~',
+  '=~*',
+  '!~*',
 ] as const;
 export type CompareOp = (typeof COMPARE_OPS)[number];
 

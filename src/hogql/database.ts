@@ -51,7 +51,10 @@ const TIMES = new Set(['timestamp', 'created_at', 'updated_at']);
 
 function columns(names: string[], json: string[] = []): Record<string, ColumnField> {
   return Object.fromEntries(
-    names.map((name) => [name, { type: 'column', column: name, ...(json.includes(name) ? { json: true } : {}), ...(TIMES.has(name) ? { datetime: true } : {}) }]),
+    names.map((name) => [
+      name,
+      { type: 'column', column: name, ...(json.includes(name) ? { json: true } : {}), ...(TIMES.has(name) ? { datetime: true } : {}) },
+    ]),
   );
 }
 
@@ -142,9 +145,9 @@ function lazyJoinSql(join: LazyJoinName, source: string): { join: string; column
     const personId = source === '__events' ? `if(__pdi.distinct_id = '', ${source}.person_id, __pdi.person_id)` : `${source}.person_id`;
     return {
       join: `LEFT JOIN ${PERSONS} AS __person ON __person.id = ${personId}`,
-      columns: ['id', 'created_at', 'properties', 'is_identified'].map((field) => `__person.${field} AS ${lazyColumn('person', field)}`).concat(
-        `{team_id:Int64} AS ${lazyColumn('person', 'team_id')}`,
-      ),
+      columns: ['id', 'created_at', 'properties', 'is_identified']
+        .map((field) => `__person.${field} AS ${lazyColumn('person', field)}`)
+        .concat(`{team_id:Int64} AS ${lazyColumn('person', 'team_id')}`),
     };
   }
   const index = Number(join.slice('group_'.length));
@@ -192,7 +195,12 @@ export function tableSql(table: TableName, joins: ReadonlySet<LazyJoinName>): st
       return `(SELECT id, created_at, team_id, properties, is_identified FROM persons FINAL WHERE team_id = {team_id:Int64} AND is_deleted = 0)`;
     case 'person_distinct_ids': {
       const lazy = ordered.filter((join) => join === 'person').map((join) => lazyJoinSql(join, '__pdis'));
-      const selected = ['__pdis.team_id AS team_id', '__pdis.distinct_id AS distinct_id', '__pdis.person_id AS person_id', ...lazy.flatMap((item) => item.columns)];
+      const selected = [
+        '__pdis.team_id AS team_id',
+        '__pdis.distinct_id AS distinct_id',
+        '__pdis.person_id AS person_id',
+        ...lazy.flatMap((item) => item.columns),
+      ];
       return (
         `(SELECT ${selected.join(', ')} FROM (SELECT team_id, distinct_id, person_id FROM person_distinct_ids FINAL ` +
         `WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS __pdis${lazy.map((item) => ` ${item.join}`).join('')})`

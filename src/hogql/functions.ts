@@ -50,51 +50,103 @@ const REGULAR: [string, FunctionDef][] = [
   ...same('xor', 2, MANY),
   ...same('equals notEquals less greater lessOrEquals greaterOrEquals', 2, 2),
   // Strings
-  ...same('empty notEmpty length lengthUTF8 char_length character_length lower upper lowerUTF8 upperUTF8 reverse reverseUTF8 isValidUTF8 toValidUTF8 trimLeft trimRight base64Encode base64Decode tryBase64Decode hex unhex normalizeUTF8NFC ascii soundex initcap initcapUTF8 encodeXMLComponent decodeXMLComponent decodeHTMLComponent', 1, 1),
+  ...same(
+    'empty notEmpty length lengthUTF8 char_length character_length lower upper lowerUTF8 upperUTF8 reverse reverseUTF8 isValidUTF8 toValidUTF8 trimLeft trimRight base64Encode base64Decode tryBase64Decode hex unhex normalizeUTF8NFC ascii soundex initcap initcapUTF8 encodeXMLComponent decodeXMLComponent decodeHTMLComponent',
+    1,
+    1,
+  ),
   ...same('trim trimBoth', 1, 2),
   ...same('leftPad rightPad leftPadUTF8 rightPadUTF8', 2, 3),
   ...same('repeat left right leftUTF8 rightUTF8 startsWith endsWith concatWithSeparator', 2, MANY),
   ...same('substring substr mid substringUTF8', 2, 3),
   ...same('appendTrailingCharIfAbsent', 2, 2),
   ...same('position positionCaseInsensitive positionUTF8 positionCaseInsensitiveUTF8 locate', 2, 3),
-  ...same('match like notLike ilike notILike multiMatchAny multiMatchAnyIndex multiSearchAny multiSearchFirstPosition countSubstrings countSubstringsCaseInsensitive countMatches', 2, 3),
+  ...same(
+    'match like notLike ilike notILike multiMatchAny multiMatchAnyIndex multiSearchAny multiSearchFirstPosition countSubstrings countSubstringsCaseInsensitive countMatches',
+    2,
+    3,
+  ),
   ...same('extract extractAll extractAllGroupsHorizontal extractAllGroupsVertical regexpExtract extractGroups', 2, 3),
   ...same('replace replaceOne replaceAll replaceRegexpOne replaceRegexpAll translate translateUTF8', 3, 3),
   ...same('splitByChar splitByString splitByRegexp splitByWhitespace splitByNonAlpha alphaTokens', 1, 3),
   ...same('arrayStringConcat', 1, 2),
   ...same('format', 1, MANY),
-  ...same('ngramDistance ngramSearch editDistance levenshteinDistance damerauLevenshteinDistance jaroSimilarity jaroWinklerSimilarity stringJaccardIndex', 2, 2),
+  ...same(
+    'ngramDistance ngramSearch editDistance levenshteinDistance damerauLevenshteinDistance jaroSimilarity jaroWinklerSimilarity stringJaccardIndex',
+    2,
+    2,
+  ),
   // URLs
-  ...same('protocol domain domainWithoutWWW topLevelDomain firstSignificantSubdomain cutToFirstSignificantSubdomain cutToFirstSignificantSubdomainWithWWW port path pathFull queryString fragment queryStringAndFragment extractURLParameters extractURLParameterNames URLHierarchy URLPathHierarchy decodeURLComponent encodeURLComponent decodeURLFormComponent encodeURLFormComponent netloc cutWWW cutQueryString cutFragment cutQueryStringAndFragment', 1, 2),
+  ...same(
+    'protocol domain domainWithoutWWW topLevelDomain firstSignificantSubdomain cutToFirstSignificantSubdomain cutToFirstSignificantSubdomainWithWWW port path pathFull queryString fragment queryStringAndFragment extractURLParameters extractURLParameterNames URLHierarchy URLPathHierarchy decodeURLComponent encodeURLComponent decodeURLFormComponent encodeURLFormComponent netloc cutWWW cutQueryString cutFragment cutQueryStringAndFragment',
+    1,
+    2,
+  ),
   ...same('extractURLParameter cutURLParameter', 2, 2),
   // JSON
-  ...same('JSONHas JSONLength JSONType JSONExtractUInt JSONExtractInt JSONExtractFloat JSONExtractBool JSONExtractString JSONExtractRaw JSONExtractArrayRaw JSONExtractKeys JSONExtractKeysAndValuesRaw isValidJSON', 1, MANY),
+  ...same(
+    'JSONHas JSONLength JSONType JSONExtractUInt JSONExtractInt JSONExtractFloat JSONExtractBool JSONExtractString JSONExtractRaw JSONExtractArrayRaw JSONExtractKeys JSONExtractKeysAndValuesRaw isValidJSON',
+    1,
+    MANY,
+  ),
   ...same('JSONExtract JSONExtractKeysAndValues', 2, MANY),
-  ...same('simpleJSONHas simpleJSONExtractUInt simpleJSONExtractInt simpleJSONExtractFloat simpleJSONExtractBool simpleJSONExtractRaw simpleJSONExtractString visitParamHas visitParamExtractString visitParamExtractRaw', 2, 2),
+  ...same(
+    'simpleJSONHas simpleJSONExtractUInt simpleJSONExtractInt simpleJSONExtractFloat simpleJSONExtractBool simpleJSONExtractRaw simpleJSONExtractString visitParamHas visitParamExtractString visitParamExtractRaw',
+    2,
+    2,
+  ),
   ...same('toJSONString', 1, 1),
   // Arrays
   ...same('array', 0, MANY),
   ...same('range', 1, 3),
   ...same('arrayConcat', 1, MANY),
-  ...same('has hasAll hasAny hasSubstr indexOf countEqual arrayElement arrayPushBack arrayPushFront arrayResize arraySlice arrayPopBack arrayPopFront arrayDistinct arrayEnumerate arrayEnumerateUniq arrayReverse arrayFlatten arrayCompact arrayZip arrayUniq arrayJoin arrayReduce arrayEnumerateDense arrayIntersect arrayStringConcat arrayWithConstant arrayShuffle arrayPartialSort arrayPartialReverseSort arrayDifference arrayCumSumNonNegative arrayProduct emptyArrayString emptyArrayInt64 emptyArrayUInt8 emptyArrayFloat64', 0, MANY),
-  ...same('arrayMap arrayFilter arrayFill arrayReverseFill arraySplit arrayReverseSplit arrayExists arrayAll arrayFirst arrayLast arrayFirstIndex arrayLastIndex arrayFirstOrNull arrayLastOrNull arrayMin arrayMax arraySum arrayAvg arrayCount arrayCumSum arraySort arrayReverseSort arrayFold', 1, MANY),
+  ...same(
+    'has hasAll hasAny hasSubstr indexOf countEqual arrayElement arrayPushBack arrayPushFront arrayResize arraySlice arrayPopBack arrayPopFront arrayDistinct arrayEnumerate arrayEnumerateUniq arrayReverse arrayFlatten arrayCompact arrayZip arrayUniq arrayJoin arrayReduce arrayEnumerateDense arrayIntersect arrayStringConcat arrayWithConstant arrayShuffle arrayPartialSort arrayPartialReverseSort arrayDifference arrayCumSumNonNegative arrayProduct emptyArrayString emptyArrayInt64 emptyArrayUInt8 emptyArrayFloat64',
+    0,
+    MANY,
+  ),
+  ...same(
+    'arrayMap arrayFilter arrayFill arrayReverseFill arraySplit arrayReverseSplit arrayExists arrayAll arrayFirst arrayLast arrayFirstIndex arrayLastIndex arrayFirstOrNull arrayLastOrNull arrayMin arrayMax arraySum arrayAvg arrayCount arrayCumSum arraySort arrayReverseSort arrayFold',
+    1,
+    MANY,
+  ),
   ...same('length notEmpty empty', 1, 1),
   ...same('tuple', 0, MANY),
   ...same('tupleElement', 2, 3),
   ...same('map', 0, MANY),
   ...same('mapKeys mapValues mapContains', 1, 2),
   // Hashes and ids
-  ...same('cityHash64 sipHash64 sipHash128 xxHash32 xxHash64 murmurHash2_32 murmurHash2_64 murmurHash3_32 murmurHash3_64 farmHash64 halfMD5 MD5 SHA1 SHA224 SHA256 SHA512 wyHash64 javaHash hiveHash', 1, MANY),
+  ...same(
+    'cityHash64 sipHash64 sipHash128 xxHash32 xxHash64 murmurHash2_32 murmurHash2_64 murmurHash3_32 murmurHash3_64 farmHash64 halfMD5 MD5 SHA1 SHA224 SHA256 SHA512 wyHash64 javaHash hiveHash',
+    1,
+    MANY,
+  ),
   ...same('generateUUIDv4 generateUUIDv7', 0, 1),
   ...same('UUIDStringToNum UUIDNumToString', 1, 2),
   // Conversions that are safe as they are
-  ...same('toString toFixedString toInt8 toInt16 toInt32 toInt64 toInt128 toUInt8 toUInt16 toUInt32 toUInt64 toFloat32 toFloat64 toDecimal32 toDecimal64 toDecimal128 toInt8OrNull toInt16OrNull toInt32OrNull toInt64OrNull toUInt8OrNull toUInt16OrNull toUInt32OrNull toUInt64OrNull toFloat32OrNull toFloat64OrNull toInt64OrZero toUInt64OrZero toFloat64OrZero toDecimal64OrNull toStringCutToZero toTypeName toUUIDOrNull toUUIDOrZero toDateOrNull toDateOrZero toDate32 toBool reinterpretAsString parseDateTimeBestEffort parseDateTimeBestEffortOrNull parseDateTimeBestEffortOrZero parseDateTime64BestEffort parseDateTime64BestEffortOrNull parseDateTimeOrNull parseDateTime fromUnixTimestamp fromUnixTimestamp64Milli fromUnixTimestamp64Micro toUnixTimestamp toUnixTimestamp64Milli toUnixTimestamp64Micro formatDateTime formatReadableSize formatReadableQuantity formatReadableTimeDelta bar toTimeZone toStartOfInterval', 1, 4),
+  ...same(
+    'toString toFixedString toInt8 toInt16 toInt32 toInt64 toInt128 toUInt8 toUInt16 toUInt32 toUInt64 toFloat32 toFloat64 toDecimal32 toDecimal64 toDecimal128 toInt8OrNull toInt16OrNull toInt32OrNull toInt64OrNull toUInt8OrNull toUInt16OrNull toUInt32OrNull toUInt64OrNull toFloat32OrNull toFloat64OrNull toInt64OrZero toUInt64OrZero toFloat64OrZero toDecimal64OrNull toStringCutToZero toTypeName toUUIDOrNull toUUIDOrZero toDateOrNull toDateOrZero toDate32 toBool reinterpretAsString parseDateTimeBestEffort parseDateTimeBestEffortOrNull parseDateTimeBestEffortOrZero parseDateTime64BestEffort parseDateTime64BestEffortOrNull parseDateTimeOrNull parseDateTime fromUnixTimestamp fromUnixTimestamp64Milli fromUnixTimestamp64Micro toUnixTimestamp toUnixTimestamp64Milli toUnixTimestamp64Micro formatDateTime formatReadableSize formatReadableQuantity formatReadableTimeDelta bar toTimeZone toStartOfInterval',
+    1,
+    4,
+  ),
   // Dates and times
-  ...same('toYear toQuarter toMonth toDayOfYear toDayOfMonth toDayOfWeek toHour toMinute toSecond toISOYear toISOWeek toWeek toYearWeek toYYYYMM toYYYYMMDD toYYYYMMDDhhmmss toStartOfYear toStartOfISOYear toStartOfQuarter toStartOfMonth toMonday toStartOfWeek toStartOfDay toStartOfHour toStartOfMinute toStartOfSecond toStartOfFiveMinutes toStartOfFiveMinute toStartOfTenMinutes toStartOfFifteenMinutes toLastDayOfMonth toRelativeYearNum toRelativeMonthNum toRelativeWeekNum toRelativeDayNum toRelativeHourNum toRelativeMinuteNum toRelativeSecondNum timeSlot dateName monthName', 1, 3),
-  ...same('dateDiff date_diff dateAdd date_add dateSub date_sub dateTrunc date_trunc timestampAdd timestampSub addSeconds addMinutes addHours addDays addWeeks addMonths addQuarters addYears subtractSeconds subtractMinutes subtractHours subtractDays subtractWeeks subtractMonths subtractQuarters subtractYears age makeDate makeDateTime', 2, 4),
+  ...same(
+    'toYear toQuarter toMonth toDayOfYear toDayOfMonth toDayOfWeek toHour toMinute toSecond toISOYear toISOWeek toWeek toYearWeek toYYYYMM toYYYYMMDD toYYYYMMDDhhmmss toStartOfYear toStartOfISOYear toStartOfQuarter toStartOfMonth toMonday toStartOfWeek toStartOfDay toStartOfHour toStartOfMinute toStartOfSecond toStartOfFiveMinutes toStartOfFiveMinute toStartOfTenMinutes toStartOfFifteenMinutes toLastDayOfMonth toRelativeYearNum toRelativeMonthNum toRelativeWeekNum toRelativeDayNum toRelativeHourNum toRelativeMinuteNum toRelativeSecondNum timeSlot dateName monthName',
+    1,
+    3,
+  ),
+  ...same(
+    'dateDiff date_diff dateAdd date_add dateSub date_sub dateTrunc date_trunc timestampAdd timestampSub addSeconds addMinutes addHours addDays addWeeks addMonths addQuarters addYears subtractSeconds subtractMinutes subtractHours subtractDays subtractWeeks subtractMonths subtractQuarters subtractYears age makeDate makeDateTime',
+    2,
+    4,
+  ),
   ...same('toIntervalSecond toIntervalMinute toIntervalHour toIntervalDay toIntervalWeek toIntervalMonth toIntervalQuarter toIntervalYear', 1, 1),
   // Others
-  ...same('isIPv4String isIPv6String IPv4NumToString IPv4StringToNum IPv6NumToString toIPv4 toIPv6 isValidUTF8 bitAnd bitOr bitXor bitNot bitShiftLeft bitShiftRight bitCount', 1, 2),
+  ...same(
+    'isIPv4String isIPv6String IPv4NumToString IPv4StringToNum IPv6NumToString toIPv4 toIPv6 isValidUTF8 bitAnd bitOr bitXor bitNot bitShiftLeft bitShiftRight bitCount',
+    1,
+    2,
+  ),
   ...same('greatCircleDistance geoDistance', 4, 4),
   ...same('transform', 3, 4),
   ...same('sleep sleepEachRow', 1, 1, { clickhouse: '' }),
@@ -119,9 +171,19 @@ const HOGQL: [string, FunctionDef][] = [
 
 const AGGREGATES: [string, FunctionDef][] = [
   ...same('count countIf', 0, 2, { aggregate: true }),
-  ...same('sum sumIf avg avgIf min minIf max maxIf any anyIf anyLast anyLastIf anyHeavy uniq uniqIf uniqExact uniqExactIf uniqHLL12 uniqTheta uniqCombined uniqCombined64 groupArray groupArrayIf groupUniqArray groupUniqArrayIf median medianIf medianExact stddevPop stddevSamp varPop varSamp sumDistinct groupBitAnd groupBitOr groupBitXor groupArrayMovingSum groupArrayMovingAvg', 1, 2, { aggregate: true }),
+  ...same(
+    'sum sumIf avg avgIf min minIf max maxIf any anyIf anyLast anyLastIf anyHeavy uniq uniqIf uniqExact uniqExactIf uniqHLL12 uniqTheta uniqCombined uniqCombined64 groupArray groupArrayIf groupUniqArray groupUniqArrayIf median medianIf medianExact stddevPop stddevSamp varPop varSamp sumDistinct groupBitAnd groupBitOr groupBitXor groupArrayMovingSum groupArrayMovingAvg',
+    1,
+    2,
+    { aggregate: true },
+  ),
   ...same('argMin argMax argMinIf argMaxIf corr covarPop covarSamp simpleLinearRegression sumMap minMap maxMap avgWeighted', 2, 3, { aggregate: true }),
-  ...same('quantile quantiles quantileIf quantileExact quantilesExact quantileTDigest quantilesTDigest quantileTiming quantileDeterministic topK topKIf histogram groupArraySample windowFunnel retention sequenceMatch sequenceCount', 1, 3, { aggregate: true, parametric: true }),
+  ...same(
+    'quantile quantiles quantileIf quantileExact quantilesExact quantileTDigest quantilesTDigest quantileTiming quantileDeterministic topK topKIf histogram groupArraySample windowFunnel retention sequenceMatch sequenceCount',
+    1,
+    3,
+    { aggregate: true, parametric: true },
+  ),
   ...same('row_number rank dense_rank percent_rank cume_dist ntile first_value last_value nth_value lagInFrame leadInFrame', 0, 3, { aggregate: true }),
 ];
 
@@ -167,6 +229,7 @@ export function unsupportedFunctionMessage(name: string): string {
       }
     }
   }
-  const suggestion = best !== null && bestDistance <= Math.max(name.length >= 5 ? 2 : 1, Math.floor(name.length / 4)) ? ` Perhaps you meant '${best}(...)'?` : '';
+  const suggestion =
+    best !== null && bestDistance <= Math.max(name.length >= 5 ? 2 : 1, Math.floor(name.length / 4)) ? ` Perhaps you meant '${best}(...)'?` : '';
   return `Unsupported function call '${name}(...)'${suggestion}`;
 }

@@ -80,7 +80,8 @@ function joinText(join: JoinExpr): string {
   if (join.tableArgs) text += `(${list(join.tableArgs)})`;
   if (join.alias !== null) text += ` AS ${hogqlIdentifier(join.alias)}`;
   if (join.final) text += ' FINAL';
-  if (join.constraint) text += ` ${join.constraint.type} ${join.constraint.type === 'USING' ? `(${printHogQL(join.constraint.expr)})` : printHogQL(join.constraint.expr)}`;
+  if (join.constraint)
+    text += ` ${join.constraint.type} ${join.constraint.type === 'USING' ? `(${printHogQL(join.constraint.expr)})` : printHogQL(join.constraint.expr)}`;
   if (join.nextJoin) text += joinText(join.nextJoin);
   return text;
 }
@@ -90,7 +91,9 @@ function selectText(query: SelectQuery): string {
   if (query.ctes && query.ctes.length > 0) {
     parts.push(
       `WITH ${query.ctes
-        .map((cte) => (cte.cteType === 'subquery' ? `${hogqlIdentifier(cte.name)} AS (${printHogQL(cte.expr)})` : `${printHogQL(cte.expr)} AS ${hogqlIdentifier(cte.name)}`))
+        .map((cte) =>
+          cte.cteType === 'subquery' ? `${hogqlIdentifier(cte.name)} AS (${printHogQL(cte.expr)})` : `${printHogQL(cte.expr)} AS ${hogqlIdentifier(cte.name)}`,
+        )
         .join(', ')}`,
     );
   }
@@ -102,10 +105,17 @@ function selectText(query: SelectQuery): string {
   if (query.groupBy) parts.push(`GROUP BY ${list(query.groupBy)}`);
   if (query.having) parts.push(`HAVING ${printHogQL(query.having)}`);
   if (query.windowExprs) {
-    parts.push(`WINDOW ${Object.entries(query.windowExprs).map(([name, window]) => `${hogqlIdentifier(name)} AS (${windowText(window)})`).join(', ')}`);
+    parts.push(
+      `WINDOW ${Object.entries(query.windowExprs)
+        .map(([name, window]) => `${hogqlIdentifier(name)} AS (${windowText(window)})`)
+        .join(', ')}`,
+    );
   }
   if (query.orderBy) parts.push(`ORDER BY ${query.orderBy.map(orderText).join(', ')}`);
-  if (query.limitBy) parts.push(`LIMIT ${printHogQL(query.limitBy.n)}${query.limitBy.offset ? ` OFFSET ${printHogQL(query.limitBy.offset)}` : ''} BY ${list(query.limitBy.exprs)}`);
+  if (query.limitBy)
+    parts.push(
+      `LIMIT ${printHogQL(query.limitBy.n)}${query.limitBy.offset ? ` OFFSET ${printHogQL(query.limitBy.offset)}` : ''} BY ${list(query.limitBy.exprs)}`,
+    );
   if (query.limit) parts.push(`LIMIT ${printHogQL(query.limit)}${query.limitWithTies ? ' WITH TIES' : ''}`);
   if (query.offset) parts.push(`OFFSET ${printHogQL(query.offset)}`);
   return parts.join(' ');

@@ -19,8 +19,42 @@ export interface Token {
 
 /** Longest first, so `=~*` wins over `=~` and `=`. */
 const PUNCTUATION = [
-  '=~*', '!~*', '->', '||', '==', '>=', '<=', '!=', '<>', '~*', '=~', '!~', '?.', '??', '::',
-  '*', ':', ',', '-', '.', '=', '>', '<', '{', '}', '[', ']', '(', ')', '%', '+', '?', '~', ';', '/', '#',
+  '=~*',
+  '!~*',
+  '->',
+  '||',
+  '==',
+  '>=',
+  '<=',
+  '!=',
+  '<>',
+  '~*',
+  '=~',
+  '!~',
+  '?.',
+  '??',
+  '::',
+  '*',
+  ':',
+  ',',
+  '-',
+  '.',
+  '=',
+  '>',
+  '<',
+  '{',
+  '}',
+  '[',
+  ']',
+  '(',
+  ')',
+  '%',
+  '+',
+  '?',
+  '~',
+  ';',
+  '/',
+  '#',
 ];
 
 const IDENTIFIER_START = /[A-Za-z_$]/;
@@ -71,7 +105,7 @@ export function tokenize(text: string): Token[] {
     }
     if (IDENTIFIER_START.test(char)) {
       if ((char === 'f' || char === 'F') && text[index + 1] === "'") {
-        throw new HogQLSyntaxError('Template strings (f\'…\') are not supported in Tally\'s HogQL', index, index + 2);
+        throw new HogQLSyntaxError("Template strings (f'…') are not supported in Tally's HogQL", index, index + 2);
       }
       index++;
       while (index < length && IDENTIFIER_PART.test(text[index]!)) index++;

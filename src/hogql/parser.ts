@@ -51,8 +51,29 @@ const COLUMN_ALIAS_KEYWORDS = new Set(['DATE', 'FIRST', 'ID']);
 
 /** Words that end an expression where a column name could otherwise be read. */
 const CLAUSE_WORDS = new Set([
-  'FROM', 'WHERE', 'PREWHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'UNION', 'INTERSECT', 'EXCEPT', 'SETTINGS',
-  'WINDOW', 'JOIN', 'ON', 'USING', 'SELECT', 'WHEN', 'THEN', 'ELSE', 'END', 'AS', 'QUALIFY',
+  'FROM',
+  'WHERE',
+  'PREWHERE',
+  'GROUP',
+  'HAVING',
+  'ORDER',
+  'LIMIT',
+  'OFFSET',
+  'UNION',
+  'INTERSECT',
+  'EXCEPT',
+  'SETTINGS',
+  'WINDOW',
+  'JOIN',
+  'ON',
+  'USING',
+  'SELECT',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'AS',
+  'QUALIFY',
 ]);
 
 const INTERVAL_UNITS: Record<string, string> = {
@@ -283,7 +304,11 @@ class Parser {
       if (this.isWord('SELECT')) break;
       const start = this.current.start;
       // `name AS (SELECT …)` or `expr AS name`.
-      if ((this.current.type === 'identifier' || this.current.type === 'quotedIdentifier') && this.isWord('AS', this.peek()) && this.isPunct('(', this.peek(2))) {
+      if (
+        (this.current.type === 'identifier' || this.current.type === 'quotedIdentifier') &&
+        this.isWord('AS', this.peek()) &&
+        this.isPunct('(', this.peek(2))
+      ) {
         const afterParen = this.peek(3);
         if (this.isWord('SELECT', afterParen) || this.isWord('WITH', afterParen) || this.isPunct('(', afterParen)) {
           const name = this.identifier();
@@ -441,7 +466,10 @@ class Parser {
   private parseJoinOp(): string | null {
     const save = this.position;
     const words: string[] = [];
-    while (this.current.type === 'identifier' && ['ALL', 'ANY', 'ASOF', 'INNER', 'LEFT', 'RIGHT', 'OUTER', 'SEMI', 'ANTI', 'FULL'].includes(this.current.upper)) {
+    while (
+      this.current.type === 'identifier' &&
+      ['ALL', 'ANY', 'ASOF', 'INNER', 'LEFT', 'RIGHT', 'OUTER', 'SEMI', 'ANTI', 'FULL'].includes(this.current.upper)
+    ) {
       words.push(this.advance().upper);
     }
     if (!this.isWord('JOIN')) {
@@ -920,7 +948,7 @@ class Parser {
           this.advance();
           return this.parsePrefixed();
         case '<':
-          throw new HogQLSyntaxError('HogQLX tags are not supported in Tally\'s HogQL', token.start, token.end);
+          throw new HogQLSyntaxError("HogQLX tags are not supported in Tally's HogQL", token.start, token.end);
       }
       return this.fail('an expression');
     }
@@ -1018,7 +1046,8 @@ class Parser {
 
   private parseLambdaBody(args: string[], start: number): Expr {
     this.expectPunct('->');
-    if (this.isPunct('{') && this.isLambdaBlock()) throw new HogQLSyntaxError('Hog blocks are not supported in HogQL queries', this.current.start, this.current.end);
+    if (this.isPunct('{') && this.isLambdaBlock())
+      throw new HogQLSyntaxError('Hog blocks are not supported in HogQL queries', this.current.start, this.current.end);
     this.enter();
     const expr = this.parseExpr();
     this.leave();
@@ -1240,4 +1269,3 @@ export function parseOrderExpr(text: string): OrderExpr {
     throw error;
   }
 }
-

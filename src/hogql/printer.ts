@@ -1,16 +1,5 @@
 import type { SqlParams } from '../query/sql-params.js';
-import type {
-  Call,
-  CompareOperation,
-  ConstantValue,
-  CTE,
-  Expr,
-  JoinExpr,
-  OrderExpr,
-  SelectQuery,
-  SelectSetQuery,
-  WindowExpr,
-} from './ast.js';
+import type { Call, CompareOperation, ConstantValue, CTE, Expr, JoinExpr, OrderExpr, SelectQuery, SelectSetQuery, WindowExpr } from './ast.js';
 import { isTableName, quotedIdentifier, TABLES, tableSql, type LazyJoinName } from './database.js';
 import { HogQLPlaceholderError, HogQLQueryError, HogQLSyntaxError } from './errors.js';
 import { findFunction, unsupportedFunctionMessage } from './functions.js';
@@ -73,7 +62,25 @@ const MAX_PRINTED_LENGTH = 4_000_000;
 
 const ARITHMETIC: Record<string, string> = { '+': 'plus', '-': 'minus', '*': 'multiply', '/': 'divide', '%': 'modulo' };
 
-const NON_NULL_CALLS = new Set(['count', 'countIf', 'uniq', 'uniqIf', 'uniqExact', 'uniqExactIf', 'length', 'empty', 'notEmpty', 'isNull', 'isNotNull', 'toString', 'now', 'today', 'concat', 'lower', 'upper']);
+const NON_NULL_CALLS = new Set([
+  'count',
+  'countIf',
+  'uniq',
+  'uniqIf',
+  'uniqExact',
+  'uniqExactIf',
+  'length',
+  'empty',
+  'notEmpty',
+  'isNull',
+  'isNotNull',
+  'toString',
+  'now',
+  'today',
+  'concat',
+  'lower',
+  'upper',
+]);
 
 const TYPE_CASTS: Record<string, (sql: string, timezone: string) => string> = {
   string: (sql) => `toString(${sql})`,
@@ -398,7 +405,8 @@ class Printer {
     if (expr.kind === 'Constant') return typeof expr.value === 'string';
     if (expr.kind === 'Field') return this.nullable.get(expr) === true;
     if (expr.kind === 'ArrayAccess' || expr.kind === 'TupleAccess') return true;
-    if (expr.kind === 'Call') return ['toString', 'concat', 'substring', 'lower', 'upper', 'replaceAll', 'replaceRegexpAll', 'JSONExtractString', 'JSONExtractRaw'].includes(expr.name);
+    if (expr.kind === 'Call')
+      return ['toString', 'concat', 'substring', 'lower', 'upper', 'replaceAll', 'replaceRegexpAll', 'JSONExtractString', 'JSONExtractRaw'].includes(expr.name);
     return expr.kind === 'Placeholder';
   }
 
@@ -447,7 +455,8 @@ class Printer {
       case 'Placeholder': {
         const value = this.placeholderValue(expr.chain);
         if (Array.isArray(value)) return this.options.params.add(value, arrayType(value, expr.chain.join('.')));
-        if (value !== null && typeof value === 'object') throw new HogQLPlaceholderError(`The value of {${expr.chain.join('.')}} must be a string, number, boolean, null or a list of them`);
+        if (value !== null && typeof value === 'object')
+          throw new HogQLPlaceholderError(`The value of {${expr.chain.join('.')}} must be a string, number, boolean, null or a list of them`);
         return this.bind(value);
       }
       case 'Field':
@@ -546,7 +555,12 @@ class Printer {
     for (const key of keys) {
       if (key === 0) throw new HogQLQueryError('SQL indexes start from one, not from zero. E.g: array[1]');
     }
-    if (base.kind === 'Field' && keys.length > 0 && !scope.lambdaArgs.includes(base.chain[0] ?? '') && !(base.chain.length === 1 && scope.aliases.has(base.chain[0]!))) {
+    if (
+      base.kind === 'Field' &&
+      keys.length > 0 &&
+      !scope.lambdaArgs.includes(base.chain[0] ?? '') &&
+      !(base.chain.length === 1 && scope.aliases.has(base.chain[0]!))
+    ) {
       const resolved = resolveField(scope, base.chain);
       if (resolved.json) return this.propertySql(resolved.sql, [...resolved.path, ...keys]);
     }
@@ -645,7 +659,9 @@ class Printer {
     if (def.castTo) printedArgs.push(`'${def.castTo}'`);
     // Text is parsed leniently (garbage is NULL); times and numbers are converted as they are.
     if (def.clickhouse === 'parseDateTime64BestEffortOrNull') {
-      return this.isText(args[0]!) ? `parseDateTime64BestEffortOrNull(${printedArgs[0]}, 6, ${this.timezone})` : `toDateTime64(${printedArgs[0]}, 6, ${this.timezone})`;
+      return this.isText(args[0]!)
+        ? `parseDateTime64BestEffortOrNull(${printedArgs[0]}, 6, ${this.timezone})`
+        : `toDateTime64(${printedArgs[0]}, 6, ${this.timezone})`;
     }
     if (def.clickhouse === 'toDateOrNull' && !this.isText(args[0]!)) return `toDate(${printedArgs[0]})`;
     if (def.suffix === 'precision-timezone') printedArgs.push('6', this.timezone);

@@ -59,7 +59,8 @@ function propertyName(path: string[]): string {
 function columnOf(ref: Extract<TableRef, { kind: 'table' }>, field: ColumnField, rest: string[], chain: string[], fieldName: string): ResolvedField {
   if (field.join) ref.joins.add(field.join);
   const sql = `${quotedIdentifier(ref.alias)}.${quotedIdentifier(field.column)}`;
-  if (rest.length > 0 && !field.json) throw new HogQLQueryError(`Can not access property "${rest.join('.')}" on field "${chain.slice(0, chain.length - rest.length).join('.')}"`);
+  if (rest.length > 0 && !field.json)
+    throw new HogQLQueryError(`Can not access property "${rest.join('.')}" on field "${chain.slice(0, chain.length - rest.length).join('.')}"`);
   return {
     sql,
     path: rest,
@@ -103,7 +104,13 @@ export function fieldOfTable(ref: TableRef, chain: string[], fullChain: string[]
   const targetField = Object.hasOwn(target.fields, inner) ? target.fields[inner] : undefined;
   if (targetField?.type !== 'column' || targetField.join) unresolved(fullChain);
   ref.joins.add(field.join);
-  return columnOf(ref, { type: 'column', column: lazyColumn(field.join, inner), json: targetField.json, datetime: targetField.datetime }, innerRest, fullChain, inner);
+  return columnOf(
+    ref,
+    { type: 'column', column: lazyColumn(field.join, inner), json: targetField.json, datetime: targetField.datetime },
+    innerRest,
+    fullChain,
+    inner,
+  );
 }
 
 /**

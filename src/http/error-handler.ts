@@ -1,15 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import {
-  ApiError,
-  MethodNotAllowed,
-  NotFound,
-  ParseError,
-  PayloadTooLarge,
-  UnsupportedMediaType,
-  ValidationError,
-  type ErrorBody,
-} from '../errors.js';
+import { ApiError, MethodNotAllowed, NotFound, ParseError, PayloadTooLarge, UnsupportedMediaType, ValidationError, type ErrorBody } from '../errors.js';
 
 const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 

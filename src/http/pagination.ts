@@ -48,8 +48,7 @@ export function envelope<T>(request: FastifyRequest, page: Page, count: number, 
   return {
     count,
     next: hasNext ? pageUrl(request, { limit: page.limit, offset: page.offset + page.limit }) : null,
-    previous:
-      page.offset > 0 ? pageUrl(request, { limit: page.limit, offset: Math.max(0, page.offset - page.limit) }) : null,
+    previous: page.offset > 0 ? pageUrl(request, { limit: page.limit, offset: Math.max(0, page.offset - page.limit) }) : null,
     results,
   };
 }

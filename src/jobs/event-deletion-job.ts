@@ -21,8 +21,7 @@ function taskConditions(batch: readonly DeletionTask[]): { conditions: string[];
     params[`ids_${position}`] = task.distinctIds;
     params[`until_${position}`] = isoToClickhouse(task.createdAt);
     return (
-      `(team_id = {team_${position}:Int64} AND distinct_id IN {ids_${position}:Array(String)}` +
-      ` AND timestamp <= {until_${position}:DateTime64(6, 'UTC')})`
+      `(team_id = {team_${position}:Int64} AND distinct_id IN {ids_${position}:Array(String)}` + ` AND timestamp <= {until_${position}:DateTime64(6, 'UTC')})`
     );
   });
   return { conditions, params };
@@ -51,12 +50,24 @@ export class EventDeletionRunner {
         const remaining = await this.remainingEvents(batch);
         const done = batch.filter((_, position) => remaining[position] === 0);
         const left = batch.filter((_, position) => remaining[position] !== 0);
-        await this.tasks.markVerified(this.db, done.map((task) => task.id), nowIso());
-        await this.tasks.recordFailure(this.db, left.map((task) => task.id), 'events remained after the deletion');
+        await this.tasks.markVerified(
+          this.db,
+          done.map((task) => task.id),
+          nowIso(),
+        );
+        await this.tasks.recordFailure(
+          this.db,
+          left.map((task) => task.id),
+          'events remained after the deletion',
+        );
         if (left.length > 0) failures.push(`${left.length} tasks still had events after the deletion`);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        await this.tasks.recordFailure(this.db, batch.map((task) => task.id), message);
+        await this.tasks.recordFailure(
+          this.db,
+          batch.map((task) => task.id),
+          message,
+        );
         failures.push(`${batch.length} tasks failed: ${message}`);
       }
     }
@@ -73,10 +84,7 @@ export class EventDeletionRunner {
   private async remainingEvents(batch: DeletionTask[]): Promise<number[]> {
     const { conditions, params } = taskConditions(batch);
     const counts = conditions.map((condition, position) => `countIf(${condition}) AS remaining_${position}`).join(', ');
-    const [row] = await this.warehouse.query<Record<string, string | number>>(
-      `SELECT ${counts} FROM events WHERE ${conditions.join(' OR ')}`,
-      params,
-    );
+    const [row] = await this.warehouse.query<Record<string, string | number>>(`SELECT ${counts} FROM events WHERE ${conditions.join(' OR ')}`, params);
     return batch.map((_, position) => Number(row?.[`remaining_${position}`] ?? 0));
   }
 }

@@ -12,10 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** How the service finds the projects a new key may be limited to. */
 export interface OrganizationProjects {
-  listForOrganization(
-    organizationId: string,
-    page: { limit: number; offset: number; ids?: number[] },
-  ): Promise<{ total: number; projects: Project[] }>;
+  listForOrganization(organizationId: string, page: { limit: number; offset: number; ids?: number[] }): Promise<{ total: number; projects: Project[] }>;
 }
 
 export interface NewKeyInput {
@@ -92,9 +89,7 @@ export class KeyManagementService {
     const ids = [...new Set(teams)];
     // Project ids are 32-bit: a larger number names no project, and PostgreSQL refuses to compare it.
     const plausible = ids.every((id) => Number.isSafeInteger(id) && id > 0 && id <= MAX_PROJECT_ID);
-    const found = plausible
-      ? (await this.projects.listForOrganization(key.user.organizationId, { limit: 1, offset: 0, ids })).total
-      : 0;
+    const found = plausible ? (await this.projects.listForOrganization(key.user.organizationId, { limit: 1, offset: 0, ids })).total : 0;
     if (found !== ids.length) {
       throw new ValidationError('scoped_teams', 'You must be a member of all teams that you are scoping the key to.');
     }
@@ -107,10 +102,7 @@ function validateScopedOrganizations(key: StoredKey, organizations: string[] | n
   for (const organization of organizations) {
     if (!UUID.test(organization)) throw new ValidationError('scoped_organizations', 'Invalid organization UUID');
     if (organization.toLowerCase() !== key.user.organizationId.toLowerCase()) {
-      throw new ValidationError(
-        'scoped_organizations',
-        'You must be a member of all organizations that you are scoping the key to.',
-      );
+      throw new ValidationError('scoped_organizations', 'You must be a member of all organizations that you are scoping the key to.');
     }
   }
   return [...new Set(organizations.map((organization) => organization.toLowerCase()))];

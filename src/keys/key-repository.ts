@@ -134,11 +134,7 @@ export class KeyRepository {
 
   /** Whether a key of the user was deleted. */
   async deleteForUser(userId: number, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('personal_api_keys')
-      .where('user_id', '=', userId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const result = await this.db.deleteFrom('personal_api_keys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 

@@ -50,12 +50,7 @@ export class PersonListSql {
   ) {}
 
   /** `materialized`: the person properties stored by key on the replica (key → column). */
-  static async build(
-    teamId: number,
-    filter: PersonListFilter,
-    cohorts: CohortSqlResolver,
-    materialized: ReadonlyMap<string, string>,
-  ): Promise<PersonListSql> {
+  static async build(teamId: number, filter: PersonListFilter, cohorts: CohortSqlResolver, materialized: ReadonlyMap<string, string>): Promise<PersonListSql> {
     const params = new SqlParams({ team_id: teamId });
     const columns = new PersonRowColumns(materialized);
     const context = { columns, params, cohorts };

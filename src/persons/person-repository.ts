@@ -122,13 +122,7 @@ export class PersonRepository {
       .orderBy('id', direction)
       .limit(size)
       .offset(fromOldest ? total - page.offset - size : page.offset);
-    const rows = await db
-      .selectFrom('persons')
-      .selectAll()
-      .where('id', 'in', ids)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
+    const rows = await db.selectFrom('persons').selectAll().where('id', 'in', ids).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     return rows.map(toPersonRecord);
   }
 
@@ -162,9 +156,7 @@ export class PersonRepository {
     for (const part of chunks(persons)) {
       const rows = await db
         .insertInto('persons')
-        .values(
-          part.map((person) => personColumns(person, 0)),
-        )
+        .values(part.map((person) => personColumns(person, 0)))
         .returning(['id', 'uuid'])
         .execute();
       for (const row of rows) ids.set(row.uuid, Number(row.id));
@@ -180,7 +172,10 @@ export class PersonRepository {
   async updatePersons(db: CatalogDb, persons: readonly (PersonRecord & SerialisedProperties & { createdAtChanged?: boolean })[]): Promise<void> {
     const moved = persons.filter((person) => person.createdAtChanged === true);
     const kept = persons.filter((person) => person.createdAtChanged !== true);
-    for (const [group, withCreatedAt] of [[kept, false], [moved, true]] as const) {
+    for (const [group, withCreatedAt] of [
+      [kept, false],
+      [moved, true],
+    ] as const) {
       for (const part of chunks(group)) {
         await db
           .insertInto('persons')
@@ -210,24 +205,14 @@ export class PersonRepository {
 
   /** Distinct ids of a person in the order it gained them. */
   async distinctIdsOf(db: CatalogDb, personId: number): Promise<string[]> {
-    const rows = await db
-      .selectFrom('person_distinct_ids')
-      .select('distinct_id')
-      .where('person_id', '=', personId)
-      .orderBy('id')
-      .execute();
+    const rows = await db.selectFrom('person_distinct_ids').select('distinct_id').where('person_id', '=', personId).orderBy('id').execute();
     return rows.map((row) => row.distinct_id);
   }
 
   async distinctIdsOfMany(db: CatalogDb, personIds: readonly number[]): Promise<Map<number, string[]>> {
     const byPerson = new Map<number, string[]>();
     for (const part of chunks([...new Set(personIds)])) {
-      const rows = await db
-        .selectFrom('person_distinct_ids')
-        .select(['person_id', 'distinct_id'])
-        .where('person_id', 'in', part)
-        .orderBy('id')
-        .execute();
+      const rows = await db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('person_id', 'in', part).orderBy('id').execute();
       for (const row of rows) {
         const list = byPerson.get(Number(row.person_id)) ?? [];
         list.push(row.distinct_id);
@@ -252,15 +237,9 @@ export class PersonRepository {
   /** Re-links distinct ids of a project to another person (a split); they keep their link rows. */
   async relinkDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[], toPersonId: number): Promise<void> {
     for (const part of chunks(distinctIds)) {
-      await db
-        .updateTable('person_distinct_ids')
-        .set({ person_id: toPersonId })
-        .where('team_id', '=', teamId)
-        .where('distinct_id', 'in', part)
-        .execute();
+      await db.updateTable('person_distinct_ids').set({ person_id: toPersonId }).where('team_id', '=', teamId).where('distinct_id', 'in', part).execute();
     }
   }
-
 
   async deletePerson(db: CatalogDb, personId: number): Promise<void> {
     await this.deletePersons(db, [personId]);

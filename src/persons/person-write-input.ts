@@ -87,9 +87,7 @@ export function readUnsetKey(body: PropertyUnsetBody | null, query: PropertyUnse
 }
 
 /** Which distinct ids a split moves off the person. */
-export type SplitRequest =
-  | { kind: 'keep'; mainDistinctId: string | null }
-  | { kind: 'move'; distinctIds: string[] };
+export type SplitRequest = { kind: 'keep'; mainDistinctId: string | null } | { kind: 'move'; distinctIds: string[] };
 
 export function readSplitRequest(body: SplitBody | null): SplitRequest {
   const main = body?.main_distinct_id;

@@ -46,7 +46,10 @@ export class PersonWriteService {
       const before = pick(person.properties, Object.keys(set));
       person.properties = { ...person.properties, ...set };
       if (JSON.stringify(person.properties).length > MAX_PERSON_PROPERTIES_LENGTH) {
-        throw new ValidationError('properties', `A person's properties may take up to ${MAX_PERSON_PROPERTIES_LENGTH} characters as JSON; these would take more.`);
+        throw new ValidationError(
+          'properties',
+          `A person's properties may take up to ${MAX_PERSON_PROPERTIES_LENGTH} characters as JSON; these would take more.`,
+        );
       }
       await this.saveProperties(trx, person);
       await this.log(trx, project, person, 'updated', actor, [propertiesChange(before, { ...set })]);
@@ -146,14 +149,7 @@ export class PersonWriteService {
     await appendToOutbox(trx, [personReplicaEntry(person)]);
   }
 
-  private async log(
-    trx: CatalogDb,
-    project: Project,
-    person: PersonRecord,
-    activity: string,
-    actor: Actor,
-    changes: ActivityChange[] | null,
-  ): Promise<void> {
+  private async log(trx: CatalogDb, project: Project, person: PersonRecord, activity: string, actor: Actor, changes: ActivityChange[] | null): Promise<void> {
     await this.activity.append(trx, {
       teamId: project.id,
       scope: PERSON_SCOPE,
@@ -166,10 +162,7 @@ export class PersonWriteService {
 
   /** PostHog's deterministic UUID of a distinct id, or its `:split` variant when that one is taken. */
   private async splitUuids(trx: CatalogDb, teamId: number, distinctIds: readonly string[]): Promise<Map<string, string>> {
-    const candidates = distinctIds.map((distinctId) => [
-      personUuidFor(teamId, distinctId),
-      personUuidFromName(`${teamId}:${distinctId}:split`),
-    ]);
+    const candidates = distinctIds.map((distinctId) => [personUuidFor(teamId, distinctId), personUuidFromName(`${teamId}:${distinctId}:split`)]);
     const taken = await this.persons.takenUuids(trx, candidates.flat());
     return new Map(distinctIds.map((distinctId, index) => [distinctId, candidates[index]!.find((uuid) => !taken.has(uuid)) ?? uuidv7()]));
   }

@@ -67,14 +67,14 @@ export class ProjectRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('projects').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  async listForOrganization(
-    organizationId: string,
-    page: { limit: number; offset: number; ids?: number[] },
-  ): Promise<{ total: number; projects: Project[] }> {
+  async listForOrganization(organizationId: string, page: { limit: number; offset: number; ids?: number[] }): Promise<{ total: number; projects: Project[] }> {
     let query = this.db.selectFrom('projects').where('organization_id', '=', organizationId);
     if (page.ids) query = query.where('id', 'in', page.ids.length > 0 ? page.ids : [-1]);
     const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
@@ -99,8 +99,7 @@ export class ProjectRepository {
     if (changes.weekStartDay !== undefined) values.week_start_day = changes.weekStartDay;
     if (changes.testAccountFilters !== undefined) values.test_account_filters = JSON.stringify(changes.testAccountFilters);
     if (changes.personDisplayNameProperties !== undefined) {
-      values.person_display_name_properties =
-        changes.personDisplayNameProperties === null ? null : JSON.stringify(changes.personDisplayNameProperties);
+      values.person_display_name_properties = changes.personDisplayNameProperties === null ? null : JSON.stringify(changes.personDisplayNameProperties);
     }
     await this.db.updateTable('projects').set(values).where('id', '=', id).execute();
     return this.findById(id);

@@ -43,13 +43,7 @@ export interface ProjectPatch {
 export class ProjectService {
   constructor(private readonly projects: ProjectRepository) {}
 
-  async create(input: {
-    organizationId: string;
-    name: string;
-    timezone?: string;
-    apiToken?: string;
-    creatorEmail: string;
-  }): Promise<Project> {
+  async create(input: { organizationId: string; name: string; timezone?: string; apiToken?: string; creatorEmail: string }): Promise<Project> {
     const name = validateName(input.name);
     const timezone = validateTimezone(input.timezone ?? 'UTC');
     return this.projects.create({

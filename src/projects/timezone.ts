@@ -1,6 +1,4 @@
-const CANONICAL = new Map(
-  [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT'].map((zone) => [zone.toLowerCase(), zone]),
-);
+const CANONICAL = new Map([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT'].map((zone) => [zone.toLowerCase(), zone]));
 
 /** Alias names are written with a capital letter per segment (`US/Pacific`, `Etc/GMT+5`). */
 const PROPERLY_CASED_ALIAS = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/;

@@ -9,12 +9,7 @@ const WRAPPERS = new Set(['InsightVizNode', 'DataTableNode', 'DataVisualizationN
 const INSIGHT_KINDS = new Set(['TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 'PathsQuery', 'StickinessQuery', 'LifecycleQuery']);
 
 /** PostHog kinds whose runners Tally does not have yet: a 400 that says so, not "unknown". */
-const KINDS_WITHOUT_RUNNER = new Set([
-  'InsightActorsQueryOptions',
-  'GroupsQuery',
-  'SessionsTimelineQuery',
-  'WebOverviewQuery',
-]);
+const KINDS_WITHOUT_RUNNER = new Set(['InsightActorsQueryOptions', 'GroupsQuery', 'SessionsTimelineQuery', 'WebOverviewQuery']);
 
 export interface DispatchedNode {
   kind: QueryKind;
@@ -58,6 +53,9 @@ export class QueryDispatch {
     const runner = Object.hasOwn(this.kinds, kind) ? this.kinds[kind] : undefined;
     if (runner) return { kind: runner, node, path, kindName: kind };
     if (KINDS_WITHOUT_RUNNER.has(kind)) throw new ValidationError(`${path}.kind`, `Tally cannot run ${kind} queries yet.`);
-    throw new ValidationError(`${path}.kind`, `Unknown query kind "${kind}". Tally runs ${Object.keys(this.kinds).join(', ')}, and ${[...WRAPPERS].join(', ')} around them.`);
+    throw new ValidationError(
+      `${path}.kind`,
+      `Unknown query kind "${kind}". Tally runs ${Object.keys(this.kinds).join(', ')}, and ${[...WRAPPERS].join(', ')} around them.`,
+    );
   }
 }

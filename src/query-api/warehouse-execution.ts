@@ -57,7 +57,8 @@ export function warehouseError(error: unknown, attr: string): unknown {
   const failure = clickhouseFailure(error);
   if (!failure || INTERNAL_CODES.has(failure.code)) return error;
   if (TIMEOUT_CODES.has(failure.code)) return new QueryTimeout();
-  if (MEMORY_CODES.has(failure.code)) return new ValidationError(attr, `The query needs more memory than a query may use: ${failure.message}`, 'memory_limit_exceeded');
+  if (MEMORY_CODES.has(failure.code))
+    return new ValidationError(attr, `The query needs more memory than a query may use: ${failure.message}`, 'memory_limit_exceeded');
   return new ValidationError(attr, failure.message, failure.name.toLowerCase());
 }
 

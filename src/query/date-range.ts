@@ -33,8 +33,7 @@ export interface ParsedDate {
   dateOnly: boolean;
 }
 
-const ABSOLUTE =
-  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+const ABSOLUTE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const RELATIVE = /^-?(\d+)?([hdwmqysM])(Start|End)?$/;
 
 function parseAbsolute(text: string, zone: string): ParsedDate | null {
@@ -91,8 +90,7 @@ function wallClock(at: DateTime) {
 /** Applies a relative date to now the way dateutil's relativedelta subtraction does. */
 function applyRelative(now: DateTime, relative: RelativeDate): DateTime {
   const amount = relative.amount ?? 0;
-  const pinned: { month?: number; day?: number; hour?: number; minute?: number; second?: number; millisecond?: number } =
-    {};
+  const pinned: { month?: number; day?: number; hour?: number; minute?: number; second?: number; millisecond?: number } = {};
   const delta: DurationLikeObject = {};
   let years = 0;
   let months = 0;
@@ -254,11 +252,7 @@ function parseOrReject(text: string, attr: 'date_from' | 'date_to', clock: Proje
  * when hourly), date_to extended to the end of its day (or hour), then the lower bound rounded
  * to the interval start. `earliestEvent` serves `date_from=all`.
  */
-export function resolveDateRange(
-  input: DateRangeInput,
-  clock: ProjectClock,
-  earliestEvent: DateTime | null = null,
-): QueryDateRange {
+export function resolveDateRange(input: DateRangeInput, clock: ProjectClock, earliestEvent: DateTime | null = null): QueryDateRange {
   const zone = clock.timezone;
   const now = clock.now.setZone(zone);
   const { interval, explicitDate } = input;

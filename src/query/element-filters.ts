@@ -43,12 +43,7 @@ function parseSelectorPart(text: string, directDescendant: boolean): SelectorPar
 
 /** Parts from the clicked element outwards, the order of elements_chain. */
 function parseSelector(selector: string): SelectorPart[] {
-  const tokens = selector
-    .replaceAll('> * > ', '')
-    .replaceAll('> *', '')
-    .trim()
-    .split(/\s+/)
-    .reverse();
+  const tokens = selector.replaceAll('> * > ', '').replaceAll('> *', '').trim().split(/\s+/).reverse();
   const parts: SelectorPart[] = [];
   tokens.forEach((token, index) => {
     if (token === '>' || token === '') return;

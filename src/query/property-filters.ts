@@ -208,13 +208,23 @@ async function compileFilter(filter: PropertyFilter, context: PropertyCompilerCo
       condition = sessionCondition(filter, operator, columns, params);
       break;
     case 'event':
-      condition = propertyCondition(jsonSource(() => columns.eventProperties, params), filter, operator, params);
+      condition = propertyCondition(
+        jsonSource(() => columns.eventProperties, params),
+        filter,
+        operator,
+        params,
+      );
       break;
     case 'person':
       condition = propertyCondition(personSource(columns, params), filter, operator, params);
       break;
     case 'group':
-      condition = propertyCondition(jsonSource(() => columns.groupProperties(filter.groupTypeIndex ?? 0), params), filter, operator, params);
+      condition = propertyCondition(
+        jsonSource(() => columns.groupProperties(filter.groupTypeIndex ?? 0), params),
+        filter,
+        operator,
+        params,
+      );
       break;
   }
   return negateWhole ? `NOT (${condition})` : condition;

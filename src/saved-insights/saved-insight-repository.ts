@@ -200,9 +200,7 @@ function listConditions(eb: InsightScope, teamId: number, filter: InsightListQue
   if (filter.shortId !== null) conditions.push(eb('i.short_id', '=', filter.shortId));
   if (filter.search !== null) {
     const terms = [filter.search];
-    conditions.push(
-      eb.or([containsEveryTerm('i.name', terms), containsEveryTerm('i.derived_name', terms), containsEveryTerm('i.description', terms)]),
-    );
+    conditions.push(eb.or([containsEveryTerm('i.name', terms), containsEveryTerm('i.derived_name', terms), containsEveryTerm('i.description', terms)]));
   }
   if (filter.saved === true) conditions.push(eb.or([eb('i.saved', '=', 1), liveTile()]));
   if (filter.saved === false) conditions.push(eb('i.saved', '=', 0));
@@ -213,8 +211,7 @@ function listConditions(eb: InsightScope, teamId: number, filter: InsightListQue
   return conditions;
 }
 
-type InsightRow = Selectable<InsightTable> &
-  CreatorRow & { modifier_uuid: string | null; modifier_email: string | null; modifier_first_name: string | null };
+type InsightRow = Selectable<InsightTable> & CreatorRow & { modifier_uuid: string | null; modifier_email: string | null; modifier_first_name: string | null };
 
 function toInsight(row: InsightRow): StoredInsight {
   return {

@@ -21,13 +21,7 @@ export function createSavedInsightsApi(catalog: Catalog, warehouse: Warehouse, t
   const insightRepository = new SavedInsightRepository(catalog.db, catalog.dialect);
   const dashboardRepository = new DashboardRepository(catalog.db, catalog.dialect);
   const tiles = new DashboardTileRepository(catalog.db);
-  const savedInsights = new SavedInsightService(
-    catalog.db,
-    insightRepository,
-    dashboardRepository,
-    tiles,
-    new InsightResults(trends, warehouse, runners),
-  );
+  const savedInsights = new SavedInsightService(catalog.db, insightRepository, dashboardRepository, tiles, new InsightResults(trends, warehouse, runners));
   return {
     savedInsights,
     dashboards: new DashboardService(catalog.db, dashboardRepository, tiles, savedInsights),

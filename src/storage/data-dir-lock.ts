@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export class DataDirLockedError extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
-    super(
-      `The data directory ${dataDir} is in use by a running Tally server (pid ${pid}). ` +
-        'Stop the server first, or do this through the HTTP API.',
-    );
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`The data directory ${dataDir} is in use by a running Tally server (pid ${pid}). ` + 'Stop the server first, or do this through the HTTP API.');
   }
 }
 

@@ -51,7 +51,10 @@ for (const backend of CATALOG_BACKENDS) {
       assert.equal((await repository.findByToken('phc_given'))?.id, second.id);
       const page = await repository.listForOrganization(organization.id, { limit: 1, offset: 1 });
       assert.equal(page.total, 2);
-      assert.deepEqual(page.projects.map((project) => project.name), ['App']);
+      assert.deepEqual(
+        page.projects.map((project) => project.name),
+        ['App'],
+      );
 
       const updated = await projects.update(second, { week_start_day: 1, person_display_name_properties: ['email'] });
       assert.equal(updated.weekStartDay, 1);

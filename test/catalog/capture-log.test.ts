@@ -97,14 +97,25 @@ async function checkLogContract(log: CaptureLog): Promise<void> {
     [[7, 1_704_067_300_000, [loggedEvent(UUIDS[0]!, 'a'), loggedEvent(UUIDS[1]!, 'b')]]],
   );
   const both = await log.read(3, 0, end);
-  assert.deepEqual(both.map((entry) => entry.teamId), [7, 8]);
-  assert.deepEqual(ids, both.map((entry) => entry.id), "append returns each request's id, in order");
+  assert.deepEqual(
+    both.map((entry) => entry.teamId),
+    [7, 8],
+  );
+  assert.deepEqual(
+    ids,
+    both.map((entry) => entry.id),
+    "append returns each request's id, in order",
+  );
   assert.equal(end, ids[1]);
   const heldEvents = serializeLoggedEvents([loggedEvent(UUIDS[0]!, 'held')]);
   const held = await log.read(3, 0, end, (id) =>
     id === ids[1] ? { events: Buffer.from(heldEvents.json), propertiesSpans: heldEvents.propertiesSpans } : undefined,
   );
-  assert.deepEqual(held.map((entry) => eventsOf(entry).map((event) => event.event)), [['a', 'b'], ['held']], 'events held in memory are not read back');
+  assert.deepEqual(
+    held.map((entry) => eventsOf(entry).map((event) => event.event)),
+    [['a', 'b'], ['held']],
+    'events held in memory are not read back',
+  );
   assert.deepEqual(
     held.map((entry) => entry.propertiesSpans),
     [undefined, heldEvents.propertiesSpans],
@@ -112,9 +123,16 @@ async function checkLogContract(log: CaptureLog): Promise<void> {
   );
   assert.deepEqual(eventsOf(both[1]!), [loggedEvent(UUIDS[2]!, 'c')]);
   assert.equal((await log.read(10, 0, first[0]!.id)).length, 1, 'nothing past the bound');
-  assert.deepEqual((await log.read(10, first[0]!.id, end)).map((entry) => entry.id), [both[1]!.id], 'only after');
+  assert.deepEqual(
+    (await log.read(10, first[0]!.id, end)).map((entry) => entry.id),
+    [both[1]!.id],
+    'only after',
+  );
   await log.remove(first[0]!.id);
-  assert.deepEqual((await log.read(10, 0, end)).map((entry) => entry.id), [both[1]!.id]);
+  assert.deepEqual(
+    (await log.read(10, 0, end)).map((entry) => entry.id),
+    [both[1]!.id],
+  );
   await log.remove(end);
   assert.deepEqual(await log.read(10, 0, end), []);
   const [next] = await log.append([logEntry(7, 1_704_067_500_000, [loggedEvent(UUIDS[0]!, 'd')])]);
@@ -130,11 +148,19 @@ async function checkLogContract(log: CaptureLog): Promise<void> {
     }),
   );
   assert.deepEqual(resolved, concurrent, 'appends made without waiting resolve in the order they were made');
-  assert.deepEqual(concurrent, [...concurrent].sort((a, b) => a - b), 'and take ids in that order');
+  assert.deepEqual(
+    concurrent,
+    [...concurrent].sort((a, b) => a - b),
+    'and take ids in that order',
+  );
   assert.ok(concurrent[0]! > next!);
   assert.deepEqual(
     (await log.read(10, next!, await log.lastId())).map((entry) => [entry.id, eventsOf(entry)[0]!.event]),
-    [[concurrent[0], 'e'], [concurrent[1], 'f'], [concurrent[2], 'g']],
+    [
+      [concurrent[0], 'e'],
+      [concurrent[1], 'f'],
+      [concurrent[2], 'g'],
+    ],
   );
 }
 
@@ -175,7 +201,10 @@ describe('capture log in files', () => {
       const kept = await again.read(10, 0, await again.lastId());
       assert.deepEqual(
         kept.map((entry) => [entry.id, entry.teamId, entry.receivedAt, eventsOf(entry).map((event) => event.event)]),
-        [[second, 7, 2, ['b']], [third, 8, 3, ['c']]],
+        [
+          [second, 7, 2, ['b']],
+          [third, 8, 3, ['c']],
+        ],
       );
       await again.remove(third!);
       assert.deepEqual(fs.readdirSync(directory), ['removed'], 'every segment is deleted once its entries are removed');
@@ -266,13 +295,20 @@ describe('capture log in files', () => {
       assert.equal(segments(), 3);
       await log.remove(ids[0]!);
       assert.equal(segments(), 2);
-      assert.deepEqual((await log.read(10, 0, ids[2]!)).map((entry) => eventsOf(entry)[0]!.event), ['e1', 'e2'], 'the others are read from their own segments');
+      assert.deepEqual(
+        (await log.read(10, 0, ids[2]!)).map((entry) => eventsOf(entry)[0]!.event),
+        ['e1', 'e2'],
+        'the others are read from their own segments',
+      );
       await log.remove(ids[1]!);
       assert.equal(segments(), 1);
       await log.close();
 
       const reopened = await FileCaptureLog.open(directory, { segmentBytes: 1 });
-      assert.deepEqual((await reopened.read(10, 0, await reopened.lastId())).map((entry) => [entry.id, eventsOf(entry)[0]!.event]), [[ids[2], 'e2']]);
+      assert.deepEqual(
+        (await reopened.read(10, 0, await reopened.lastId())).map((entry) => [entry.id, eventsOf(entry)[0]!.event]),
+        [[ids[2], 'e2']],
+      );
       await reopened.remove(ids[2]!);
       assert.equal(segments(), 0);
       await reopened.close();
@@ -309,7 +345,10 @@ for (const location of LOCATIONS) {
         const moved = await files.read(10, 0, await files.lastId());
         assert.deepEqual(
           moved.map((entry) => [entry.teamId, entry.receivedAt, eventsOf(entry).map((event) => event.event)]),
-          [[7, 1, ['a']], [8, 2, ['b']]],
+          [
+            [7, 1, ['a']],
+            [8, 2, ['b']],
+          ],
         );
       } finally {
         await files.close();
@@ -324,14 +363,19 @@ for (const location of LOCATIONS) {
       const raw = place.raw();
       const migrator = new Migrator({ db: raw, provider: catalogMigrations(place.dialect), allowUnorderedMigrations: true });
       assert.equal((await migrator.migrateTo('006-person-list-indexes')).error, undefined);
-      await raw.insertInto('pending_events').values({ team_id: 7, uuid: UUIDS[0]!, row: JSON.stringify(legacyEventRow(UUIDS[0]!, 'e0')) }).execute();
+      await raw
+        .insertInto('pending_events')
+        .values({ team_id: 7, uuid: UUIDS[0]!, row: JSON.stringify(legacyEventRow(UUIDS[0]!, 'e0')) })
+        .execute();
       assert.equal((await migrator.migrateTo('007-pending-event-batches')).error, undefined);
       await raw
         .insertInto('pending_event_batches')
         .values({
           team_id: 7,
           uuids: [UUIDS[1], UUIDS[2], UUIDS[1]].join('\n'),
-          rows: [legacyEventRow(UUIDS[1]!, 'e1'), legacyEventRow(UUIDS[2]!, 'e2'), legacyEventRow(UUIDS[1]!, 'e1')].map((row) => JSON.stringify(row)).join('\n'),
+          rows: [legacyEventRow(UUIDS[1]!, 'e1'), legacyEventRow(UUIDS[2]!, 'e2'), legacyEventRow(UUIDS[1]!, 'e1')]
+            .map((row) => JSON.stringify(row))
+            .join('\n'),
         })
         .execute();
       await raw.destroy();

@@ -13,8 +13,7 @@ for (const backend of CATALOG_BACKENDS) {
     });
     after(() => dispose());
 
-    const organizationNames = async () =>
-      (await catalog.db.selectFrom('organizations').select('name').orderBy('name').execute()).map((row) => row.name);
+    const organizationNames = async () => (await catalog.db.selectFrom('organizations').select('name').orderBy('name').execute()).map((row) => row.name);
     const organization = (name: string) => ({ id: crypto.randomUUID(), name, created_at: new Date().toISOString() });
 
     test('commit what they write, roll back on failure, and leave every other commit synchronous', async () => {

@@ -27,12 +27,7 @@ for (const backend of CATALOG_BACKENDS) {
     });
 
     async function eventDefinitions(teamId = 1) {
-      return catalog.db
-        .selectFrom('event_definitions')
-        .select(['name', 'created_at', 'last_seen_at'])
-        .where('team_id', '=', teamId)
-        .orderBy('name')
-        .execute();
+      return catalog.db.selectFrom('event_definitions').select(['name', 'created_at', 'last_seen_at']).where('team_id', '=', teamId).orderBy('name').execute();
     }
 
     async function propertyDefinitions(teamId = 1) {
@@ -109,13 +104,7 @@ for (const backend of CATALOG_BACKENDS) {
         { name: 'email', type: 2, group_type_index: -1, property_type: 'String', is_numerical: 0 },
         { name: 'first_seen', type: 2, group_type_index: -1, property_type: 'DateTime', is_numerical: 0 },
       ]);
-      assert.deepEqual(await links(), [
-        '$pageview:$current_url',
-        'purchase:meta',
-        'purchase:paid',
-        'purchase:plan',
-        'purchase:price',
-      ]);
+      assert.deepEqual(await links(), ['$pageview:$current_url', 'purchase:meta', 'purchase:paid', 'purchase:plan', 'purchase:price']);
     });
 
     test('$groupidentify records only group properties of its group type', async () => {
@@ -174,9 +163,7 @@ for (const backend of CATALOG_BACKENDS) {
       await recorder.record(1, [{ event: 'signup', properties: {} }]);
       clock = T0 + 30 * MINUTE;
       await recorder.record(1, [{ event: 'signup', properties: {} }]);
-      assert.deepEqual(await eventDefinitions(), [
-        { name: 'signup', created_at: new Date(T0).toISOString(), last_seen_at: new Date(T0).toISOString() },
-      ]);
+      assert.deepEqual(await eventDefinitions(), [{ name: 'signup', created_at: new Date(T0).toISOString(), last_seen_at: new Date(T0).toISOString() }]);
 
       clock = T0 + 45 * MINUTE;
       await recorder.record(1, [{ event: 'signup', properties: {} }]);

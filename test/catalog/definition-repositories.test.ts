@@ -98,12 +98,7 @@ for (const backend of CATALOG_BACKENDS) {
 
     test('property definitions: hidden names, event links, numerical and feature flag filters', async () => {
       assert.deepEqual(await propertyNames({}), ['$current_url', '$feature/x', 'price', 'title']);
-      assert.deepEqual(await propertyNames({ eventNames: ['$pageview'] }), [
-        '$current_url:true',
-        'price:true',
-        '$feature/x:false',
-        'title:false',
-      ]);
+      assert.deepEqual(await propertyNames({ eventNames: ['$pageview'] }), ['$current_url:true', 'price:true', '$feature/x:false', 'title:false']);
       assert.deepEqual(await propertyNames({ eventNames: ['$pageview'], onlySeenOnEventNames: true }), ['$current_url:true', 'price:true']);
       assert.deepEqual(await propertyNames({ onlySeenOnEventNames: true }), ['$current_url', 'price', 'title']);
       assert.deepEqual(await propertyNames({ onlyNumerical: true }), ['price']);

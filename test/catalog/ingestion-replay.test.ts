@@ -129,15 +129,19 @@ for (const backend of CATALOG_BACKENDS) {
       const lonely = [{ ...event('old', 'old-\ud800', { $set: { 'k\udc00': 'v\ud83d' } }) }];
       await apply([{ id: 20, teamId: 1, receivedAt: T0, events: logged(lonely) }]);
       const links = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').where('distinct_id', 'like', 'old-%').execute();
-      assert.deepEqual(links.map((link) => link.distinct_id), ['old-\ufffd']);
+      assert.deepEqual(
+        links.map((link) => link.distinct_id),
+        ['old-\ufffd'],
+      );
       const persons = (await catalogState()).persons.filter((person) => person.properties['k\ufffd'] !== undefined);
-      assert.deepEqual(persons.map((person) => person.properties['k\ufffd']), ['v\ufffd']);
+      assert.deepEqual(
+        persons.map((person) => person.properties['k\ufffd']),
+        ['v\ufffd'],
+      );
     });
 
     test('a merge of two stored persons keeps the earlier creation and drops the merged person with its links', async () => {
-      const entry = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [
-        { id, teamId: 1, receivedAt: T0, events: logged(events) },
-      ];
+      const entry = (id: number, events: LoggedEvent[]): StoredCaptureLogEntry[] => [{ id, teamId: 1, receivedAt: T0, events: logged(events) }];
       sequence = 100;
       // Stored in earlier batches: user-9 first, then anon-9 with an earlier event time.
       await apply(entry(10, [{ ...event('$pageview', 'user-9', { $set: { plan: 'pro' } }), time: T0 + 7_200_000 }]));
@@ -151,7 +155,10 @@ for (const backend of CATALOG_BACKENDS) {
       assert.equal(survivor!.created_at, isoWithMicros(T0 + 3_600_000));
       assert.equal(survivor!.properties.plan, 'pro');
       assert.equal(survivor!.is_identified, 1);
-      assert.equal(state.persons.some((person) => person.id === anonymous[0]!.id), false);
+      assert.equal(
+        state.persons.some((person) => person.id === anonymous[0]!.id),
+        false,
+      );
       assert.deepEqual(
         state.links.filter((link) => link.distinct_id.endsWith('-9')),
         [

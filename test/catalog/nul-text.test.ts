@@ -32,7 +32,10 @@ for (const backend of CATALOG_BACKENDS) {
         ])
         .execute();
       const rows = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').orderBy('id').execute();
-      assert.deepEqual(rows.map((row) => row.distinct_id), [stored('a\u0000b'), 'plain']);
+      assert.deepEqual(
+        rows.map((row) => row.distinct_id),
+        [stored('a\u0000b'), 'plain'],
+      );
       const found = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').where('distinct_id', 'in', ['a\u0000b', 'x']).execute();
       assert.equal(found.length, 1);
       const one = await catalog.db.selectFrom('person_distinct_ids').select('distinct_id').where('distinct_id', '=', 'a\u0000b').execute();

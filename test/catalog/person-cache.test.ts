@@ -131,18 +131,30 @@ describe('person cache', () => {
 
   test('keeps teams apart, forgets ids remembered as person-less, and forgets the earliest-remembered ids past its bound', () => {
     const cache = new PersonCache(3);
-    cache.remember(1, [['a', person(1)], ['b', person(2)]]);
+    cache.remember(1, [
+      ['a', person(1)],
+      ['b', person(2)],
+    ]);
     cache.remember(2, [['a', person(3)]]);
     assert.equal(cache.get(1, 'a')?.id, 1);
     assert.equal(cache.get(2, 'a')?.id, 3);
     assert.equal(cache.get(2, 'b'), undefined);
 
-    cache.remember(1, [['a', person(1)], ['b', null]]);
+    cache.remember(1, [
+      ['a', person(1)],
+      ['b', null],
+    ]);
     assert.equal(cache.get(1, 'b'), undefined);
 
-    cache.remember(2, [['c', person(4)], ['d', person(5)]]);
+    cache.remember(2, [
+      ['c', person(4)],
+      ['d', person(5)],
+    ]);
     assert.equal(cache.get(1, 'a'), undefined, 'the oldest id is forgotten first');
-    assert.deepEqual(['a', 'c', 'd'].map((id) => cache.get(2, id)?.id), [3, 4, 5]);
+    assert.deepEqual(
+      ['a', 'c', 'd'].map((id) => cache.get(2, id)?.id),
+      [3, 4, 5],
+    );
 
     cache.clear();
     assert.equal(cache.get(2, 'c'), undefined);

@@ -49,7 +49,18 @@ describe('actions API', () => {
     assert.equal(created.deleted, false);
     assert.equal(created.is_action, true);
     assert.deepEqual(created.steps, [
-      { event: 'purchase', properties: [], url: null, url_matching: null, selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null },
+      {
+        event: 'purchase',
+        properties: [],
+        url: null,
+        url_matching: null,
+        selector: null,
+        tag_name: null,
+        text: null,
+        text_matching: null,
+        href: null,
+        href_matching: null,
+      },
     ]);
     assert.equal((await server.get(`${ACTIONS}/${created.id}/`)).body.name, 'Bought');
     const patched = await server.patch(`${ACTIONS}/${created.id}/`, { name: 'Purchased' });
@@ -73,7 +84,10 @@ describe('actions API', () => {
 
   test('event name and event property steps; steps are OR-ed', async () => {
     assert.equal(await matches((await createAction({ name: 'Purchase', steps: [{ event: 'purchase' }] })).id), 2);
-    const big = await createAction({ name: 'Big purchase', steps: [{ event: 'purchase', properties: [{ key: 'amount', value: 10, operator: 'gt', type: 'event' }] }] });
+    const big = await createAction({
+      name: 'Big purchase',
+      steps: [{ event: 'purchase', properties: [{ key: 'amount', value: 10, operator: 'gt', type: 'event' }] }],
+    });
     assert.equal(await matches(big.id), 1);
     const either = await createAction({ name: 'Either', steps: [{ event: 'purchase' }, { event: '$autocapture' }] });
     assert.equal(await matches(either.id), 4);
@@ -83,7 +97,10 @@ describe('actions API', () => {
     const contains = await createAction({ name: 'Checkout', steps: [{ event: '$pageview', url: '/checkout' }] });
     assert.equal(contains.steps[0].url_matching, 'contains');
     assert.equal(await matches(contains.id), 2);
-    const exact = await createAction({ name: 'Checkout exact', steps: [{ event: '$pageview', url: 'https://shop.example.com/checkout', url_matching: 'exact' }] });
+    const exact = await createAction({
+      name: 'Checkout exact',
+      steps: [{ event: '$pageview', url: 'https://shop.example.com/checkout', url_matching: 'exact' }],
+    });
     assert.equal(await matches(exact.id), 1);
     const regex = await createAction({ name: 'Checkout step', steps: [{ event: '$pageview', url: 'checkout\\?step=\\d+$', url_matching: 'regex' }] });
     assert.equal(await matches(regex.id), 1);

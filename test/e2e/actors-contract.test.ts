@@ -19,7 +19,14 @@ describe('persons analysis: the actors contract', () => {
     trends: { ...PAGEVIEWS, ...RANGE, entity_id: '$pageview', entity_type: 'events', date_to: '2020-01-01' },
     stickiness: { ...PAGEVIEWS, ...RANGE, entity_id: '$pageview', entity_type: 'events', stickiness_days: 2 },
     lifecycle: { ...PAGEVIEWS, ...RANGE, target_date: '2020-01-01', lifecycle_type: 'new' },
-    funnel: { events: [{ id: '$pageview', order: 0 }, { id: 'bought', order: 1 }], ...RANGE, funnel_step: 1 },
+    funnel: {
+      events: [
+        { id: '$pageview', order: 0 },
+        { id: 'bought', order: 1 },
+      ],
+      ...RANGE,
+      funnel_step: 1,
+    },
   };
 
   before(async () => {

@@ -70,7 +70,7 @@ describe('annotations API', () => {
     assert.equal(noDate.date_marker, null);
   });
 
-  test("organization-scoped annotations show in every project of the organization; project ones only in theirs", async () => {
+  test('organization-scoped annotations show in every project of the organization; project ones only in theirs', async () => {
     const shared = await create({ content: 'Org-wide outage', scope: 'organization', date_marker: '2030-01-01' }, secondProjectId);
     const own = await create({ content: 'Second only', date_marker: '2030-01-02' }, secondProjectId);
     const listed = contents(await get(`${BASE}/?date_from=2030-01-01`));
@@ -88,18 +88,10 @@ describe('annotations API', () => {
     await create({ content: `${marker} middle incident`, date_marker: '2021-01-02T00:00:00Z', scope: 'organization' });
     await create({ content: `${marker} undated` });
     const search = (query: string) => get(`${BASE}/?search=${marker}${query}`);
-    assert.deepEqual(contents(await search('')), [
-      `${marker} undated`,
-      `${marker} late release`,
-      `${marker} middle incident`,
-      `${marker} early release`,
-    ]);
+    assert.deepEqual(contents(await search('')), [`${marker} undated`, `${marker} late release`, `${marker} middle incident`, `${marker} early release`]);
     assert.deepEqual(contents(await search('%20RELEASE')), [`${marker} late release`, `${marker} early release`], 'every word, any case');
     assert.deepEqual(contents(await search('&scope=organization')), [`${marker} middle incident`]);
-    assert.deepEqual(contents(await search('&date_from=2021-01-02&date_to=2021-01-03T00:00:00Z')), [
-      `${marker} late release`,
-      `${marker} middle incident`,
-    ]);
+    assert.deepEqual(contents(await search('&date_from=2021-01-02&date_to=2021-01-03T00:00:00Z')), [`${marker} late release`, `${marker} middle incident`]);
     assert.deepEqual(contents(await search('&date_to=2021-01-01')), [`${marker} early release`], 'inclusive');
 
     const page = await search('&offset=1');
@@ -141,8 +133,14 @@ describe('annotations API', () => {
       [{ creation_type: 'BOT' }, validationError('creation_type', '"BOT" is not a valid choice.', 'invalid_choice')],
       [{ scope: 'recording' }, validationError('scope', 'Recording scope is deprecated', 'invalid_choice')],
       [{ scope: 'team' }, validationError('scope', '"team" is not a valid choice.', 'invalid_choice')],
-      [{ date_marker: 'tomorrow' }, validationError('date_marker', '"tomorrow" is not an ISO 8601 date or date-time, such as 2024-01-31T12:00:00Z.', 'invalid')],
-      [{ dashboard_item: foreignInsight.id }, validationError('dashboard_item', `Invalid pk "${foreignInsight.id}" - object does not exist.`, 'does_not_exist')],
+      [
+        { date_marker: 'tomorrow' },
+        validationError('date_marker', '"tomorrow" is not an ISO 8601 date or date-time, such as 2024-01-31T12:00:00Z.', 'invalid'),
+      ],
+      [
+        { dashboard_item: foreignInsight.id },
+        validationError('dashboard_item', `Invalid pk "${foreignInsight.id}" - object does not exist.`, 'does_not_exist'),
+      ],
       [{ dashboard_item: 987654 }, validationError('dashboard_item', 'Invalid pk "987654" - object does not exist.', 'does_not_exist')],
       [{ dashboard_id: foreignDashboard.id }, validationError('dashboard_id', 'Dashboard not found.', 'does_not_exist')],
       [{ deleted: 'yes' }, validationError('deleted', 'Invalid value: must be boolean.')],

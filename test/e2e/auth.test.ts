@@ -87,10 +87,7 @@ describe('personal API key authentication', () => {
     assert.deepEqual(other.body, ERRORS.permissionDenied('API key does not have access to the requested project: ID 1.'));
     const list = await server.get('/api/projects/', { key: scopedToSecond });
     assert.equal(list.status, 403);
-    assert.deepEqual(
-      list.body,
-      ERRORS.permissionDenied('API keys with scoped projects are only supported on project-based endpoints.'),
-    );
+    assert.deepEqual(list.body, ERRORS.permissionDenied('API keys with scoped projects are only supported on project-based endpoints.'));
   });
 
   test('an unknown project is 404; @current is the first project', async () => {

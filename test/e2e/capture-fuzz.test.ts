@@ -45,7 +45,10 @@ describe('capture: property-based requests', () => {
           ),
           json(),
         ),
-        timestamp: fc.oneof(text(30), fc.date({ noInvalidDate: true }).map((date) => date.toISOString())),
+        timestamp: fc.oneof(
+          text(30),
+          fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+        ),
         uuid: fc.oneof(fc.uuid(), text(4)),
       },
       { requiredKeys: [] },
@@ -127,7 +130,15 @@ const hostileEvent = fc.record(
         $group_type: hostileValue,
         $group_key: hostileValue,
         $group_set: hostileValue,
-        $elements: fc.oneof(fc.array(fc.dictionary(fc.oneof(fc.constantFrom('tag_name', 'attr__class', 'classes', 'nth_child', 'attr__href', 'text', 'attr__id'), hostileKey), hostileValue)), hostileValue),
+        $elements: fc.oneof(
+          fc.array(
+            fc.dictionary(
+              fc.oneof(fc.constantFrom('tag_name', 'attr__class', 'classes', 'nth_child', 'attr__href', 'text', 'attr__id'), hostileKey),
+              hostileValue,
+            ),
+          ),
+          hostileValue,
+        ),
         $elements_chain: hostileValue,
         $session_id: hostileValue,
         $process_person_profile: fc.oneof(fc.boolean(), hostileValue),
@@ -179,7 +190,12 @@ describe('capture: property-based hostile events through the whole pipeline', ()
     await server.request('POST', '/batch/', { key: null, body: { api_key: token, batch: [{ event: 'known good', distinct_id: 'good' }] } });
     const counted = await server.get<{ result: { count: number }[] }>(trend);
     assert.equal(counted.body.result[0]!.count, 1);
-    for (const path of ['/api/projects/1/persons/', '/api/projects/1/event_definitions/', '/api/projects/1/property_definitions/', '/api/projects/1/ingestion_warnings/']) {
+    for (const path of [
+      '/api/projects/1/persons/',
+      '/api/projects/1/event_definitions/',
+      '/api/projects/1/property_definitions/',
+      '/api/projects/1/ingestion_warnings/',
+    ]) {
       const response = await server.get(path);
       assert.equal(response.status, 200, `${path}: ${response.text}`);
     }

@@ -38,19 +38,21 @@ const unprintable = { toString: 1, valueOf: 2 };
 const nested = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
 
 const HOSTILE: HostileRequest[] = [
-  ...sentAts.map((sentAt, index): HostileRequest => ({
-    name: `timestamps out of range, sent_at ${sentAt ?? 'absent'}`,
-    body: batch(
-      hostileTimes.flatMap((timestamp) => [
-        { event: 'hostile time', distinct_id: `time-${index}`, timestamp },
-        { event: 'hostile time', distinct_id: `time-${index}`, timestamp, offset: 1e15 },
-        { event: 'hostile time', distinct_id: `time-${index}`, timestamp, offset: -1e15 },
-        { event: 'hostile time', distinct_id: `time-${index}`, timestamp, offset: 5000 },
-      ]),
-      sentAt === undefined ? {} : { sent_at: sentAt },
-    ),
-    status: 200,
-  })),
+  ...sentAts.map(
+    (sentAt, index): HostileRequest => ({
+      name: `timestamps out of range, sent_at ${sentAt ?? 'absent'}`,
+      body: batch(
+        hostileTimes.flatMap((timestamp) => [
+          { event: 'hostile time', distinct_id: `time-${index}`, timestamp },
+          { event: 'hostile time', distinct_id: `time-${index}`, timestamp, offset: 1e15 },
+          { event: 'hostile time', distinct_id: `time-${index}`, timestamp, offset: -1e15 },
+          { event: 'hostile time', distinct_id: `time-${index}`, timestamp, offset: 5000 },
+        ]),
+        sentAt === undefined ? {} : { sent_at: sentAt },
+      ),
+      status: 200,
+    }),
+  ),
   {
     name: 'timestamps of other types',
     body: batch([
@@ -147,7 +149,11 @@ const HOSTILE: HostileRequest[] = [
     body: batch([
       { event: 'hostile set', distinct_id: 'set', properties: { $set: 'plan', $set_once: 5, $unset: { a: 1 } } },
       { event: 'hostile set', distinct_id: 'set', properties: { $set: [1, 2], $set_once: null, $unset: 'plan' } },
-      { event: 'hostile set', distinct_id: 'set', properties: { $set: JSON.parse('{"__proto__":{"polluted":true},"toString":1}'), $unset: [5, null, 'toString'] } },
+      {
+        event: 'hostile set',
+        distinct_id: 'set',
+        properties: { $set: JSON.parse('{"__proto__":{"polluted":true},"toString":1}'), $unset: [5, null, 'toString'] },
+      },
       { event: '$identify', distinct_id: 'set', properties: { $anon_distinct_id: unprintable, $set: unprintable } },
       { event: '$create_alias', distinct_id: 'set', properties: { alias: ['a'] } },
       { event: '$identify', distinct_id: 'set', properties: { $anon_distinct_id: ' "undefined" ' } },
@@ -170,7 +176,15 @@ const HOSTILE: HostileRequest[] = [
             null,
             'a',
             [],
-            { tag_name: 5, attr__class: unprintable, classes: [unprintable, null, 7], nth_child: unprintable, nth_of_type: [1], attr__x: unprintable, $el_text: { t: 1 } },
+            {
+              tag_name: 5,
+              attr__class: unprintable,
+              classes: [unprintable, null, 7],
+              nth_child: unprintable,
+              nth_of_type: [1],
+              attr__x: unprintable,
+              $el_text: { t: 1 },
+            },
             { tag_name: 'a', attr__href: unprintable, href: 5, attr__id: 9, attr_id: unprintable, text: 'q"u\\ote' },
           ],
         },
@@ -218,10 +232,17 @@ describe('capture: hostile events never stop ingestion, the API or a restart', (
     await server.start();
     const sentFrom = Date.now();
     for (const hostile of HOSTILE) {
-      const response = await server.request('POST', '/batch/', { key: null, rawBody: hostile.body(server.projectToken), headers: { 'content-type': 'application/json' } });
+      const response = await server.request('POST', '/batch/', {
+        key: null,
+        rawBody: hostile.body(server.projectToken),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(response.status, hostile.status, `${hostile.name}: ${response.text}`);
     }
-    const good = await server.request('POST', '/batch/', { key: null, body: { api_key: server.projectToken, batch: [{ event: KNOWN_GOOD, distinct_id: 'good' }] } });
+    const good = await server.request('POST', '/batch/', {
+      key: null,
+      body: { api_key: server.projectToken, batch: [{ event: KNOWN_GOOD, distinct_id: 'good' }] },
+    });
     assert.equal(good.status, 200);
     const sentUntil = Date.now();
 
@@ -249,9 +270,9 @@ describe('capture: hostile events never stop ingestion, the API or a restart', (
     assert.equal(times.body.result[0]!.count, 4 * 12 + 4, JSON.stringify(times.body.result[0]));
     assert.equal(times.body.result[0]!.data.filter((value) => value > 0).length, 1, 'every one in the month it was sent');
 
-    const warnings = await server.get<{ results: { type: string; count: number; sparkline: [number, string][]; warnings: { details: Record<string, unknown> }[] }[] }>(
-      '/api/projects/1/ingestion_warnings/',
-    );
+    const warnings = await server.get<{
+      results: { type: string; count: number; sparkline: [number, string][]; warnings: { details: Record<string, unknown> }[] }[];
+    }>('/api/projects/1/ingestion_warnings/');
     assert.equal(warnings.status, 200, warnings.text);
     const byType = new Map(warnings.body.results.map((summary) => [summary.type, summary]));
     assert.ok(byType.get('ignored_invalid_timestamp')!.count >= 4 * 3 + 3);
@@ -307,14 +328,26 @@ describe('capture: a start-up never fails because of what the capture log holds'
 
     const now = Date.now();
     const logged = (text: string, eventCount: number): CaptureLogEntry => ({ teamId: 1, receivedAt: now, eventCount, events: new TextEncoder().encode(text) });
-    const event = (uuid: string, name: string) => ({ uuid, event: name, distinctId: 'restarted', time: now, elementsChain: '', processPerson: true, properties: {} });
+    const event = (uuid: string, name: string) => ({
+      uuid,
+      event: name,
+      distinctId: 'restarted',
+      time: now,
+      elementsChain: '',
+      processPerson: true,
+      properties: {},
+    });
     await appendToStoppedLog(server, [
       logged('{"not": "a list of events"', 1),
       logged(JSON.stringify([event('not-a-uuid', KNOWN_GOOD), event('0190a3f2-0000-7000-8000-0000000000b1', KNOWN_GOOD)]), 2),
     ]);
     const logDir = path.join(server.dataDir, CAPTURE_LOG_DIR);
     if (fs.existsSync(logDir)) {
-      const segment = fs.readdirSync(logDir).filter((name) => name.endsWith('.log')).sort().at(-1)!;
+      const segment = fs
+        .readdirSync(logDir)
+        .filter((name) => name.endsWith('.log'))
+        .sort()
+        .at(-1)!;
       fs.appendFileSync(path.join(logDir, segment), Buffer.from('a write cut short by a crash'));
     }
 

@@ -43,20 +43,61 @@ describe('capture: payload forms, responses and timestamps', () => {
     );
     await record(
       'lone-surrogates-lz',
-      post('/e/?compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(`[{"event":"lone-surrogates-lz","distinct_id":"d-lz\ud800","properties":{"token":"${token}"}}]`))}`, {
+      post(
+        '/e/?compression=lz64',
+        `data=${encodeURIComponent(LZString.compressToBase64(`[{"event":"lone-surrogates-lz","distinct_id":"d-lz\ud800","properties":{"token":"${token}"}}]`))}`,
+        {
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+      ),
+    );
+    // 128 levels, the most serde_json (PostHog's capture) takes: stored as sent.
+    await record(
+      'deepest',
+      post('/batch/', json({ api_key: token, batch: [event('deepest', { properties: { token, x: JSON.parse(`${'['.repeat(124)}${']'.repeat(124)}`) } })] }), {
+        'content-type': 'application/json',
+      }),
+    );
+    await record('json-batch', post('/batch/', json({ api_key: token, batch: [event('json-batch')] }), { 'content-type': 'application/json' }));
+    await record(
+      'gzip-header',
+      post('/batch', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-header')] })), {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      }),
+    );
+    await record(
+      'gzip-sniffed',
+      post('/e/', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-sniffed')] })), { 'content-type': 'text/plain', origin: 'https://shop.example' }),
+    );
+    await record(
+      'gzip-js-legacy',
+      post(`/e/?compression=gzip-js&ip=1&_=${Date.now()}&ver=1.0`, zlib.gzipSync(json([event('gzip-js-legacy')])), { 'content-type': 'text/plain' }),
+    );
+    await record(
+      'beacon-base64',
+      post(
+        '/e/?compression=base64&beacon=1',
+        `data=${encodeURIComponent(Buffer.from(json({ api_key: token, batch: [event('beacon-base64')] })).toString('base64'))}`,
+        { 'content-type': 'application/x-www-form-urlencoded' },
+      ),
+    );
+    await record(
+      'form-json',
+      post('/capture/', `data=${encodeURIComponent(json(event('form-json')))}`, { 'content-type': 'application/x-www-form-urlencoded' }),
+    );
+    await record(
+      'lz64',
+      post('/e/?compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(json([event('lz64')])))}`, {
         'content-type': 'application/x-www-form-urlencoded',
       }),
     );
-    // 128 levels, the most serde_json (PostHog's capture) takes: stored as sent.
-    await record('deepest', post('/batch/', json({ api_key: token, batch: [event('deepest', { properties: { token, x: JSON.parse(`${'['.repeat(124)}${']'.repeat(124)}`) } })] }), { 'content-type': 'application/json' }));
-    await record('json-batch', post('/batch/', json({ api_key: token, batch: [event('json-batch')] }), { 'content-type': 'application/json' }));
-    await record('gzip-header', post('/batch', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-header')] })), { 'content-type': 'application/json', 'content-encoding': 'gzip' }));
-    await record('gzip-sniffed', post('/e/', zlib.gzipSync(json({ api_key: token, batch: [event('gzip-sniffed')] })), { 'content-type': 'text/plain', origin: 'https://shop.example' }));
-    await record('gzip-js-legacy', post(`/e/?compression=gzip-js&ip=1&_=${Date.now()}&ver=1.0`, zlib.gzipSync(json([event('gzip-js-legacy')])), { 'content-type': 'text/plain' }));
-    await record('beacon-base64', post('/e/?compression=base64&beacon=1', `data=${encodeURIComponent(Buffer.from(json({ api_key: token, batch: [event('beacon-base64')] })).toString('base64'))}`, { 'content-type': 'application/x-www-form-urlencoded' }));
-    await record('form-json', post('/capture/', `data=${encodeURIComponent(json(event('form-json')))}`, { 'content-type': 'application/x-www-form-urlencoded' }));
-    await record('lz64', post('/e/?compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(json([event('lz64')])))}`, { 'content-type': 'application/x-www-form-urlencoded' }));
-    await record('lz64-form-field', post('/i/v0/e/', `compression=lz64&data=${encodeURIComponent(LZString.compressToBase64(json(event('lz64-form-field'))))}`, { 'content-type': 'application/x-www-form-urlencoded' }));
+    await record(
+      'lz64-form-field',
+      post('/i/v0/e/', `compression=lz64&data=${encodeURIComponent(LZString.compressToBase64(json(event('lz64-form-field'))))}`, {
+        'content-type': 'application/x-www-form-urlencoded',
+      }),
+    );
     await record('raw-base64', post('/track', Buffer.from(json([event('raw-base64')])).toString('base64'), { 'content-type': 'text/plain' }));
     await record('get-pixel', server.request('GET', `/e/?data=${encodeURIComponent(Buffer.from(json(event('get-pixel'))).toString('base64'))}`, { key: null }));
     await record('single-event', post('/i/v0/e', json(event('single-event')), { 'content-type': 'application/json' }));
@@ -66,36 +107,53 @@ describe('capture: payload forms, responses and timestamps', () => {
     sendTimes = { now };
     const past = new Date(now - 3_600_000).toISOString();
     const clientAhead = new Date(now + 60_000).toISOString();
-    await post('/batch/', json({
-      api_key: token,
-      sent_at: clientAhead,
-      batch: [
-        event('skewed', { timestamp: new Date(now + 50_000).toISOString() }),
-        event('ignore-sent-at', { timestamp: '2024-01-01T00:00:00Z', properties: { token, $ignore_sent_at: true } }),
-      ],
-    }), { 'content-type': 'application/json' });
-    await post('/batch/', json({
-      api_key: token,
-      batch: [
-        event('as-given', { timestamp: '2024-02-03T04:05:06.789123Z' }),
-        event('offset-wins', { timestamp: past, offset: 5000 }),
-        event('far-future', { timestamp: '2999-01-01T00:00:00Z' }),
-        event('garbage-time', { timestamp: 'not a time' }),
-        event('with-zone', { timestamp: '2024-02-03T04:05:06+03' }),
-      ],
-    }), { 'content-type': 'application/json' });
-    await post(`/e/?_=${now + 120_000}`, json([event('query-sent-at', { timestamp: new Date(now + 110_000).toISOString() })]), { 'content-type': 'application/json' });
+    await post(
+      '/batch/',
+      json({
+        api_key: token,
+        sent_at: clientAhead,
+        batch: [
+          event('skewed', { timestamp: new Date(now + 50_000).toISOString() }),
+          event('ignore-sent-at', { timestamp: '2024-01-01T00:00:00Z', properties: { token, $ignore_sent_at: true } }),
+        ],
+      }),
+      { 'content-type': 'application/json' },
+    );
+    await post(
+      '/batch/',
+      json({
+        api_key: token,
+        batch: [
+          event('as-given', { timestamp: '2024-02-03T04:05:06.789123Z' }),
+          event('offset-wins', { timestamp: past, offset: 5000 }),
+          event('far-future', { timestamp: '2999-01-01T00:00:00Z' }),
+          event('garbage-time', { timestamp: 'not a time' }),
+          event('with-zone', { timestamp: '2024-02-03T04:05:06+03' }),
+        ],
+      }),
+      { 'content-type': 'application/json' },
+    );
+    await post(`/e/?_=${now + 120_000}`, json([event('query-sent-at', { timestamp: new Date(now + 110_000).toISOString() })]), {
+      'content-type': 'application/json',
+    });
 
     // U+0000 in names, keys and ids: PostgreSQL text cannot hold it.
-    await record('nul-bytes', post('/batch/', json({
-      api_key: token,
-      batch: [
-        event('nul-bytes', { properties: { token, 'k\u0000': 'v\u0000', $set: { 'p\u0000': 'q\u0000' } } }),
-        event('$identify', { distinct_id: 'd-nul-user', properties: { token, $anon_distinct_id: 'd-nul\u0000anon' } }),
-        event('$groupidentify', { properties: { token, $group_type: 'company\u0000', $group_key: 'acme\u0000', $group_set: { 'n\u0000': 1 } } }),
-        event('nul\u0000name'),
-      ],
-    }), { 'content-type': 'application/json' }));
+    await record(
+      'nul-bytes',
+      post(
+        '/batch/',
+        json({
+          api_key: token,
+          batch: [
+            event('nul-bytes', { properties: { token, 'k\u0000': 'v\u0000', $set: { 'p\u0000': 'q\u0000' } } }),
+            event('$identify', { distinct_id: 'd-nul-user', properties: { token, $anon_distinct_id: 'd-nul\u0000anon' } }),
+            event('$groupidentify', { properties: { token, $group_type: 'company\u0000', $group_key: 'acme\u0000', $group_set: { 'n\u0000': 1 } } }),
+            event('nul\u0000name'),
+          ],
+        }),
+        { 'content-type': 'application/json' },
+      ),
+    );
 
     // A backfill: one request whose events fall in 150 months, more partitions than ClickHouse
     // takes in one insert by default.
@@ -115,7 +173,20 @@ describe('capture: payload forms, responses and timestamps', () => {
 
   const responses = () => (globalThis as { captureResponses?: Record<string, { status: number; text: string; cors?: string | null }> }).captureResponses!;
 
-  for (const name of ['deepest', 'json-batch', 'gzip-header', 'gzip-sniffed', 'gzip-js-legacy', 'form-json', 'lz64', 'lz64-form-field', 'raw-base64', 'get-pixel', 'single-event', 'engage']) {
+  for (const name of [
+    'deepest',
+    'json-batch',
+    'gzip-header',
+    'gzip-sniffed',
+    'gzip-js-legacy',
+    'form-json',
+    'lz64',
+    'lz64-form-field',
+    'raw-base64',
+    'get-pixel',
+    'single-event',
+    'engage',
+  ]) {
     test(`${name}: answered 200 {"status":1} and stored once`, () => {
       assert.equal(responses()[name]!.status, 200);
       assert.equal(responses()[name]!.text, '{"status":1}');
@@ -187,7 +258,10 @@ describe('capture: payload forms, responses and timestamps', () => {
     // A search naming U+0000 finds the name stored with U+FFFD.
     const definitions = await server.get('/api/projects/1/event_definitions/?search=nul%00name');
     assert.equal(definitions.status, 200, definitions.text);
-    assert.deepEqual((definitions.body as { results: { name: string }[] }).results.map((row) => row.name), ['nul\ufffdname']);
+    assert.deepEqual(
+      (definitions.body as { results: { name: string }[] }).results.map((row) => row.name),
+      ['nul\ufffdname'],
+    );
   });
 
   test('a backfill spanning 150 months in one request is stored whole', async () => {
@@ -219,20 +293,51 @@ describe('capture: payload forms, responses and timestamps', () => {
       ['/batch/', '{"api_key": ', jsonHeaders, 400, null],
       ['/batch/', zlib.gzipSync(json({ api_key: token, batch: [event('x')] })).subarray(0, 20), { 'content-type': 'text/plain' }, 400, null],
       ['/batch/', json({ api_key: token, batch: [] }), jsonHeaders, 400, invalid('request holds no event')],
-      ['/batch/', json({ batch: [{ event: 'no-token', distinct_id: 'a' }] }), jsonHeaders, 401, {
-        type: 'authentication_error', code: 'missing_api_key',
-        detail: 'API key not provided. You can find your project API key in PostHog project settings.', attr: null,
-      }],
-      ['/batch/', json({ api_key: 'phc_unknown', batch: [event('x')] }), jsonHeaders, 401, {
-        type: 'authentication_error', code: 'invalid_api_key',
-        detail: 'Project API key invalid. You can find your project API key in PostHog project settings.', attr: null,
-      }],
+      [
+        '/batch/',
+        json({ batch: [{ event: 'no-token', distinct_id: 'a' }] }),
+        jsonHeaders,
+        401,
+        {
+          type: 'authentication_error',
+          code: 'missing_api_key',
+          detail: 'API key not provided. You can find your project API key in PostHog project settings.',
+          attr: null,
+        },
+      ],
+      [
+        '/batch/',
+        json({ api_key: 'phc_unknown', batch: [event('x')] }),
+        jsonHeaders,
+        401,
+        {
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+          detail: 'Project API key invalid. You can find your project API key in PostHog project settings.',
+          attr: null,
+        },
+      ],
       ['/batch/', json({ api_key: server.personalApiKey, batch: [event('x')] }), jsonHeaders, 401, null],
-      ['/batch/', json({ api_key: token, batch: [event('good-then-bad'), { event: 'no distinct id', properties: {} }] }), jsonHeaders, 400, invalid("All events must have the event field 'distinct_id'!")],
+      [
+        '/batch/',
+        json({ api_key: token, batch: [event('good-then-bad'), { event: 'no distinct id', properties: {} }] }),
+        jsonHeaders,
+        400,
+        invalid("All events must have the event field 'distinct_id'!"),
+      ],
       ['/batch/', json({ api_key: token, batch: [{ distinct_id: 'a' }] }), jsonHeaders, 400, invalid("All events must have the event name field 'event'!")],
       ['/batch/', json({ api_key: token, batch: [event('x', { distinct_id: '   ' })] }), jsonHeaders, 400, null],
       ['/batch/', json({ api_key: token, batch: [event('x', { uuid: 'not-a-uuid' })] }), jsonHeaders, 400, invalid("Event field 'uuid' is not a valid UUID")],
-      ['/e/', json([{ event: 'a', distinct_id: '1', properties: { token } }, { event: 'b', distinct_id: '1', properties: { token: 'phc_other' } }]), jsonHeaders, 400, null],
+      [
+        '/e/',
+        json([
+          { event: 'a', distinct_id: '1', properties: { token } },
+          { event: 'b', distinct_id: '1', properties: { token: 'phc_other' } },
+        ]),
+        jsonHeaders,
+        400,
+        null,
+      ],
       ['/e/', 'data=%7Bnot-json', { 'content-type': 'application/x-www-form-urlencoded' }, 400, null],
       // 129 levels: the body, the batch, the event, its properties and 125 nested arrays.
       ['/batch/', nestedBatch('too-deep', 125), jsonHeaders, 400, invalid('JSON nested deeper than 128 levels')],

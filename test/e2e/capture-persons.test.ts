@@ -18,11 +18,27 @@ describe('capture: person processing', () => {
     const send = (batch: Parameters<typeof sendBatch>[1]) => sendBatch(server, batch);
 
     await send([
-      { event: 'signed up', distinct_id: 'create-1', timestamp: '2024-03-01T10:00:00.123456Z', uuid: '01900000-0000-7000-8000-000000000001', properties: { $set: { plan: 'free', email: 'c@x.io' }, $set_once: { first: 'a', plan: 'ignored' } } },
+      {
+        event: 'signed up',
+        distinct_id: 'create-1',
+        timestamp: '2024-03-01T10:00:00.123456Z',
+        uuid: '01900000-0000-7000-8000-000000000001',
+        properties: { $set: { plan: 'free', email: 'c@x.io' }, $set_once: { first: 'a', plan: 'ignored' } },
+      },
     ]);
     await send([
-      { event: 'updated', distinct_id: 'create-1', timestamp: '2024-03-01T11:00:00Z', properties: { $set: { plan: 'pro' }, $set_once: { first: 'b', second: 'b' }, $unset: ['email'] } },
-      { event: 'set and unset', distinct_id: 'create-1', timestamp: '2024-03-01T12:00:00Z', properties: { $set: { plan: 'team', fresh: 1 }, $unset: ['plan', 'fresh'] } },
+      {
+        event: 'updated',
+        distinct_id: 'create-1',
+        timestamp: '2024-03-01T11:00:00Z',
+        properties: { $set: { plan: 'pro' }, $set_once: { first: 'b', second: 'b' }, $unset: ['email'] },
+      },
+      {
+        event: 'set and unset',
+        distinct_id: 'create-1',
+        timestamp: '2024-03-01T12:00:00Z',
+        properties: { $set: { plan: 'team', fresh: 1 }, $unset: ['plan', 'fresh'] },
+      },
     ]);
     await send([{ event: 'top level', distinct_id: 'top-1', $set: { a: 'top' }, properties: { $set: { a: 'inner', b: 'inner' } } }]);
 
@@ -58,7 +74,11 @@ describe('capture: person processing', () => {
     ]);
     // groups
     await send([
-      { event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 5 } } },
+      {
+        event: '$groupidentify',
+        distinct_id: '$company_acme',
+        properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 5 } },
+      },
       { event: 'purchase', distinct_id: 'buyer-10', properties: { $groups: { company: 'acme', team: 42 } } },
       { event: 'purchase again', distinct_id: 'buyer-10', properties: { $group_0: 'stale', $groups: { company: 'acme' }, $process_person_profile: true } },
       { event: 'no groups', distinct_id: 'buyer-10', properties: { $group_1: 'sent as is', $process_person_profile: true } },
@@ -67,8 +87,16 @@ describe('capture: person processing', () => {
       { event: '$groupidentify', distinct_id: '$company_acme', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { size: 6 } } },
     ]);
     // keys named like Object's own members (built from JSON: a literal `__proto__` sets the prototype)
-    await send([{ event: 'e', distinct_id: 'keys-11', properties: JSON.parse('{"$set_once":{"toString":"t","valueOf":"v"},"$set":{"__proto__":{"n":1},"constructor":"c"}}') }]);
-    await send([{ event: 'e', distinct_id: 'keys-11', properties: JSON.parse('{"$set_once":{"toString":"ignored","hasOwnProperty":"h"},"$set":{"__proto__":{"n":2}}}') }]);
+    await send([
+      {
+        event: 'e',
+        distinct_id: 'keys-11',
+        properties: JSON.parse('{"$set_once":{"toString":"t","valueOf":"v"},"$set":{"__proto__":{"n":1},"constructor":"c"}}'),
+      },
+    ]);
+    await send([
+      { event: 'e', distinct_id: 'keys-11', properties: JSON.parse('{"$set_once":{"toString":"ignored","hasOwnProperty":"h"},"$set":{"__proto__":{"n":2}}}') },
+    ]);
     await server.stop();
     data = await readStoredData(server);
   });
@@ -148,7 +176,10 @@ describe('capture: person processing', () => {
   test('$process_person_profile: false creates no person and drops identity events', () => {
     assert.equal(person('ghost-9'), undefined);
     const ghostEvents = data.events.filter((event) => event.distinct_id === 'ghost-9');
-    assert.deepEqual(ghostEvents.map((event) => event.event), ['anonymous']);
+    assert.deepEqual(
+      ghostEvents.map((event) => event.event),
+      ['anonymous'],
+    );
     assert.equal(ghostEvents[0]!.person_mode, 'propertyless');
     assert.equal(ghostEvents[0]!.properties.$process_person_profile, false);
     assert.equal('$set' in ghostEvents[0]!.properties, false);

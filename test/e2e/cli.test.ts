@@ -48,7 +48,11 @@ describe('tally CLI', () => {
 
   test('offline commands refuse while a server holds the data directory, and work after it stops', async () => {
     await server.start();
-    for (const args of [['keys', 'create', '--scopes', '*'], ['projects', 'create', '--name', 'X'], ['jobs', 'run']]) {
+    for (const args of [
+      ['keys', 'create', '--scopes', '*'],
+      ['projects', 'create', '--name', 'X'],
+      ['jobs', 'run'],
+    ]) {
       const result = server.cli(args);
       assert.equal(result.status, 1, args.join(' '));
       assert.match(result.stderr, /in use by a running Tally server/);

@@ -67,21 +67,20 @@ describe('cohorts API: behavioural filters', () => {
 
   test('performed_event_multiple with each count operator', async () => {
     const twice = (operator: string, value: number) =>
-      createCohort(server, { name: `${operator} ${value}`, ...definedBy(behaviour('performed_event_multiple', 'purchase', { time_value: 14, operator, operator_value: value })) });
+      createCohort(server, {
+        name: `${operator} ${value}`,
+        ...definedBy(behaviour('performed_event_multiple', 'purchase', { time_value: 14, operator, operator_value: value })),
+      });
     assert.deepEqual(await memberIds(server, (await twice('gte', 2)).id), ['lapsed', 'recent']);
     assert.deepEqual(await memberIds(server, (await twice('eq', 1)).id), ['newbie', 'returner', 'sequencer', 'slowpoke']);
-    assert.deepEqual(await memberIds(server, (await twice('lt', 2)).id), [
-      'idle',
-      'newbie',
-      'regular',
-      'returner',
-      'sequencer',
-      'slowpoke',
-    ]);
+    assert.deepEqual(await memberIds(server, (await twice('lt', 2)).id), ['idle', 'newbie', 'regular', 'returner', 'sequencer', 'slowpoke']);
   });
 
   test('performed_event_first_time', async () => {
-    const first = await createCohort(server, { name: 'First purchase in 3 days', ...definedBy(behaviour('performed_event_first_time', 'purchase', { time_value: 3 })) });
+    const first = await createCohort(server, {
+      name: 'First purchase in 3 days',
+      ...definedBy(behaviour('performed_event_first_time', 'purchase', { time_value: 3 })),
+    });
     assert.deepEqual(await memberIds(server, first.id), ['newbie', 'sequencer', 'slowpoke']);
     assert.equal(first.cohort_type, 'analytical');
   });
@@ -140,11 +139,20 @@ describe('cohorts API: behavioural filters', () => {
 
   test('invalid behavioural filters are 400s on filters', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [behaviour('performed_event_sometimes', 'x'), `Behavioral filter value must be one of performed_event, performed_event_multiple, performed_event_first_time, stopped_performing_event, restarted_performing_event, performed_event_regularly, performed_event_sequence.`],
+      [
+        behaviour('performed_event_sometimes', 'x'),
+        `Behavioral filter value must be one of performed_event, performed_event_multiple, performed_event_first_time, stopped_performing_event, restarted_performing_event, performed_event_regularly, performed_event_sequence.`,
+      ],
       [behaviour('performed_event', 'x', { time_interval: 'fortnight' }), 'time_interval must be one of minute, hour, day, week, month, year.'],
       [behaviour('performed_event_multiple', 'x', { operator: 'gte' }), 'operator_value must be a positive integer.'],
-      [behaviour('stopped_performing_event', 'x', { seq_time_value: 7, seq_time_interval: 'day' }), 'seq_time_value must be a more recent window than time_value.'],
-      [behaviour('performed_event_regularly', 'x', { operator_value: 1, total_periods: 2, min_periods: 3 }), 'min_periods (3) cannot be greater than total_periods (2).'],
+      [
+        behaviour('stopped_performing_event', 'x', { seq_time_value: 7, seq_time_interval: 'day' }),
+        'seq_time_value must be a more recent window than time_value.',
+      ],
+      [
+        behaviour('performed_event_regularly', 'x', { operator_value: 1, total_periods: 2, min_periods: 3 }),
+        'min_periods (3) cannot be greater than total_periods (2).',
+      ],
       [behaviour('performed_event', 12_345), 'Action 12345 does not exist.'],
       [{ type: 'behavioral', key: 'x', event_type: 'events' }, 'Missing required keys for behavioral filter: value'],
       [behaviour('performed_event', 'x', { explicit_datetime: 'last tuesday' }), 'explicit_datetime "last tuesday" is not a date.'],

@@ -69,7 +69,15 @@ describe('cohorts API', () => {
     assert.deepEqual(await memberIds(server, noEmail.id), ['dave']);
     const either = await createCohort(server, {
       name: 'Pro or young',
-      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [person('plan', 'pro')] }, { type: 'AND', values: [person('age', 30, 'lt')] }] } },
+      filters: {
+        properties: {
+          type: 'OR',
+          values: [
+            { type: 'AND', values: [person('plan', 'pro')] },
+            { type: 'AND', values: [person('age', 30, 'lt')] },
+          ],
+        },
+      },
     });
     assert.deepEqual(await memberIds(server, either.id), ['alice', 'bob']);
 
@@ -108,7 +116,10 @@ describe('cohorts API', () => {
       groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }, { properties: [{ key: 'age', value: 41, type: 'person' }] }],
     });
     assert.deepEqual(await memberIds(server, legacy.id), ['alice', 'carol']);
-    assert.deepEqual(legacy.groups, [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }, { properties: [{ key: 'age', value: 41, type: 'person' }] }]);
+    assert.deepEqual(legacy.groups, [
+      { properties: [{ key: 'plan', value: 'pro', type: 'person' }] },
+      { properties: [{ key: 'age', value: 41, type: 'person' }] },
+    ]);
   });
 
   test('static cohorts: add_persons_to_static_cohort and CSV upload', async () => {
@@ -139,7 +150,11 @@ describe('cohorts API', () => {
 
     const more = new FormData();
     more.append('csv', new Blob(['alice\n'], { type: 'text/csv' }), 'more.csv');
-    const patched = await fetch(`${server.url}${COHORTS}/${body.id}/`, { method: 'PATCH', body: more, headers: { authorization: `Bearer ${server.personalApiKey}` } });
+    const patched = await fetch(`${server.url}${COHORTS}/${body.id}/`, {
+      method: 'PATCH',
+      body: more,
+      headers: { authorization: `Bearer ${server.personalApiKey}` },
+    });
     assert.equal(patched.status, 200);
     assert.deepEqual(await memberIds(server, body.id), ['alice', 'bob', 'dave']);
 
@@ -188,7 +203,10 @@ describe('cohorts API', () => {
     assert.equal(broken.status, 200, broken.text);
     assert.deepEqual(
       broken.body.result.map((series: any) => [series.breakdown_value, series.label, series.aggregated_value]),
-      [[young.id, 'Young', 2], ['all', 'all users', 4]],
+      [
+        [young.id, 'Young', 2],
+        ['all', 'all users', 4],
+      ],
     );
 
     const unknown = await server.post('/api/projects/1/insights/trend/', {

@@ -100,7 +100,9 @@ describe('dashboards API', () => {
   test("tiles: insights through the insight's dashboards, texts through PATCH tiles; color, layouts, removal", async () => {
     const dashboard = await create({ name: 'Tiles' });
     const insight = await createInsight({ name: 'Views', filters: FILTERS, dashboards: [dashboard.id] });
-    const withText = await patch(`${BASE}/${dashboard.id}/`, { tiles: [{ text: { body: '## Notes' }, color: 'blue', layouts: { sm: { x: 0, y: 0, w: 12, h: 1 } } }] });
+    const withText = await patch(`${BASE}/${dashboard.id}/`, {
+      tiles: [{ text: { body: '## Notes' }, color: 'blue', layouts: { sm: { x: 0, y: 0, w: 12, h: 1 } } }],
+    });
     assert.equal(withText.tiles.length, 2);
     const [insightTile, textTile] = withText.tiles;
     assert.deepEqual(Object.keys(insightTile), ['id', 'insight', 'text', 'color', 'layouts', 'order', 'last_refresh', 'is_cached']);

@@ -31,9 +31,7 @@ describe('event definitions API', () => {
     ]);
     await capture(server, token, [{ event: 'z_event_1' }, { event: 'z_event_10' }, { event: 'z_event_100' }, { event: 'z_event_2' }]);
     await capture(server, token, [{ event: '$identify', properties: { $set: { email: 'ada@tally.dev' } } }]);
-    await capture(server, token, [
-      { event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { seats: 5 } } },
-    ]);
+    await capture(server, token, [{ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { seats: 5 } } }]);
     await capture(server, token, [{ event: '$pageview', properties: { $current_url: 'https://tally.dev/pricing' } }]);
     await capture(server, started.secondProject.api_token, [{ event: 'other_project_event' }, { event: '$pageview' }]);
   });
@@ -201,7 +199,7 @@ describe('event definitions API', () => {
     }
   });
 
-  test('retrieve by id; unknown, non-UUID or another project\'s id is 404', async () => {
+  test("retrieve by id; unknown, non-UUID or another project's id is 404", async () => {
     const purchase = (await list('?names=purchase')).results[0];
     const response = await server.get(`${BASE}${purchase.id}`);
     assert.equal(response.status, 200);

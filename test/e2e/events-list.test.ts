@@ -168,7 +168,10 @@ describe('events list API', () => {
         [bobPurchase.uuid, { is_identified: false, distinct_ids: ['bob'], properties: {} }],
       ],
     );
-    assert.deepEqual((await list('?include_person=0&event=purchase')).results.map((result: { person: unknown }) => result.person), [null, null]);
+    assert.deepEqual(
+      (await list('?include_person=0&event=purchase')).results.map((result: { person: unknown }) => result.person),
+      [null, null],
+    );
   });
 
   test('newest first by default, oldest first with orderBy, across all history', async () => {
@@ -252,11 +255,7 @@ describe('events list API', () => {
     const free = [{ key: 'plan', value: 'free', type: 'event' }];
     assert.deepEqual(ids(await list(`?properties=${encodeURIComponent(JSON.stringify(free))}`)), [carolSignup.uuid, daveSignup.uuid]);
     const adaByEmail = [{ key: 'email', value: 'ada@tally.dev', type: 'person' }];
-    assert.deepEqual(ids(await list(`?properties=${encodeURIComponent(JSON.stringify(adaByEmail))}`)), [
-      ada.identify.uuid,
-      ada.signup.uuid,
-      ada.purchase.uuid,
-    ]);
+    assert.deepEqual(ids(await list(`?properties=${encodeURIComponent(JSON.stringify(adaByEmail))}`)), [ada.identify.uuid, ada.signup.uuid, ada.purchase.uuid]);
     const either = {
       type: 'OR',
       values: [
@@ -273,9 +272,7 @@ describe('events list API', () => {
     const afterPurchase = await list(`?after=${encodeURIComponent(ada.purchase.timestamp)}`);
     assert.deepEqual(ids(afterPurchase), [ada.identify.uuid, ada.signup.uuid]);
     const atSignup = encodeURIComponent(ada.signup.timestamp);
-    assert.deepEqual(ids(await list(`?before=${atSignup}&after=${encodeURIComponent(new Date(now - 4 * DAY_MS).toISOString())}`)), [
-      ada.purchase.uuid,
-    ]);
+    assert.deepEqual(ids(await list(`?before=${atSignup}&after=${encodeURIComponent(new Date(now - 4 * DAY_MS).toISOString())}`)), [ada.purchase.uuid]);
     assert.deepEqual(ids(await list('?after=-4d')), [ada.identify.uuid, ada.signup.uuid, ada.purchase.uuid]);
     assert.deepEqual(ids(await list('?after=-30d&before=-15d')), [bobPurchase.uuid]);
     // Airbyte's format: microseconds and a +0000 offset.

@@ -145,7 +145,11 @@ describe('ids of another project', () => {
           effective_date_to: '2020-01-02T23:59:59.999999+00:00',
         },
       }),
-      (response) => assert.deepEqual(response.body.points.map((point: any) => point.relevant_event_count), [2]),
+      (response) =>
+        assert.deepEqual(
+          response.body.points.map((point: any) => point.relevant_event_count),
+          [2],
+        ),
     );
   });
 
@@ -160,16 +164,27 @@ describe('ids of another project', () => {
       (id) => server.post(TREND, { events: [{ id: 'view' }], breakdown: [id], breakdown_type: 'cohort', ...RANGE }),
       'cohort',
       noCohort('breakdown'),
-      (response) => assert.deepEqual(response.body.result.map((item: any) => [item.label, item.data]), [['Pro', [1, 1]]]),
+      (response) =>
+        assert.deepEqual(
+          response.body.result.map((item: any) => [item.label, item.data]),
+          [['Pro', [1, 1]]],
+        ),
     );
     await sameAsUnknown(
       (id) => server.get(`${PERSONS}/?properties=${encodeURIComponent(JSON.stringify(inCohort(id)))}`),
       'cohort',
       noCohort('properties'),
-      (response) => assert.deepEqual(response.body.results.map((person: any) => person.distinct_ids[0]), ['u1']),
+      (response) =>
+        assert.deepEqual(
+          response.body.results.map((person: any) => person.distinct_ids[0]),
+          ['u1'],
+        ),
     );
     await sameAsUnknown(
-      (id) => server.get(`${PERSONS}/trends/?${actorQuery({ events: [{ id: 'view', order: 0 }], entity_id: 'view', entity_type: 'events', properties: inCohort(id), ...RANGE })}`),
+      (id) =>
+        server.get(
+          `${PERSONS}/trends/?${actorQuery({ events: [{ id: 'view', order: 0 }], entity_id: 'view', entity_type: 'events', properties: inCohort(id), ...RANGE })}`,
+        ),
       'cohort',
       noCohort('properties'),
       peopleAre(['u1']),
@@ -199,10 +214,27 @@ describe('ids of another project', () => {
 
   test('an action or cohort of another project is not found by id', async () => {
     const notFound = () => ({ status: 404, body: ERRORS.notFound });
-    await sameAsUnknown((id) => server.get(`/api/projects/1/actions/${id}/`), 'action', notFound, (response) => assert.equal(response.body.name, 'Views'));
-    await sameAsUnknown((id) => server.get(`/api/projects/1/cohorts/${id}/`), 'cohort', notFound, (response) => assert.equal(response.body.name, 'Pro'));
-    await sameAsUnknown((id) => server.get(`/api/projects/1/cohorts/${id}/persons/`), 'cohort', notFound, (response) =>
-      assert.deepEqual(response.body.results.map((person: any) => person.distinct_ids[0]), ['u1']),
+    await sameAsUnknown(
+      (id) => server.get(`/api/projects/1/actions/${id}/`),
+      'action',
+      notFound,
+      (response) => assert.equal(response.body.name, 'Views'),
+    );
+    await sameAsUnknown(
+      (id) => server.get(`/api/projects/1/cohorts/${id}/`),
+      'cohort',
+      notFound,
+      (response) => assert.equal(response.body.name, 'Pro'),
+    );
+    await sameAsUnknown(
+      (id) => server.get(`/api/projects/1/cohorts/${id}/persons/`),
+      'cohort',
+      notFound,
+      (response) =>
+        assert.deepEqual(
+          response.body.results.map((person: any) => person.distinct_ids[0]),
+          ['u1'],
+        ),
     );
   });
 });

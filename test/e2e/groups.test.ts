@@ -13,8 +13,7 @@ function keys(body: { results: { group_key: string }[] }): string[] {
   return body.results.map((result) => result.group_key);
 }
 
-const MISSING_INDEX =
-  'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.';
+const MISSING_INDEX = 'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.';
 
 /** 250 workspaces named in one request, so they share a creation time and page by key. */
 const WORKSPACES = Array.from({ length: 250 }, (_, n) => `ws-${String(n).padStart(3, '0')}`);

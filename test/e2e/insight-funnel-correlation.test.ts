@@ -28,7 +28,15 @@ function funnelIn(month: string, extra: Record<string, unknown> = {}) {
   return { insight: 'FUNNELS', events: SIGNUP_PAID, date_from: `2020-${month}-01`, date_to: `2020-${month}-14`, ...extra };
 }
 
-type Row = { event: { event: string; properties: object; elements: unknown[] }; success_count: number; failure_count: number; odds_ratio: number; correlation_type: string; success_people_url: string; failure_people_url: string };
+type Row = {
+  event: { event: string; properties: object; elements: unknown[] };
+  success_count: number;
+  failure_count: number;
+  odds_ratio: number;
+  correlation_type: string;
+  success_people_url: string;
+  failure_people_url: string;
+};
 
 describe('insights: funnel correlation', () => {
   let server: TallyServer;
@@ -49,7 +57,8 @@ describe('insights: funnel correlation', () => {
 
   function assertRatios(rows: Row[], expected: number[]) {
     assert.equal(rows.length, expected.length);
-    for (const [index, row] of rows.entries()) assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`);
+    for (const [index, row] of rows.entries())
+      assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`);
   }
 
   /** Every row's success persons are its success count, its failure persons its failure count. */
@@ -180,9 +189,12 @@ describe('insights: funnel correlation', () => {
     assert.equal(peopleIds(positive).length, 5);
   });
 
-  test("C2: the events of action steps are left out by name, even those that do not match the action", async () => {
+  test('C2: the events of action steps are left out by name, even those that do not match the action', async () => {
     const action = async (name: string) => {
-      const response = await server.post('/api/projects/1/actions/', { name, steps: [{ event: name, properties: [{ key: 'key', value: ['val'], type: 'event', operator: 'exact' }] }] });
+      const response = await server.post('/api/projects/1/actions/', {
+        name,
+        steps: [{ event: name, properties: [{ key: 'key', value: ['val'], type: 'event', operator: 'exact' }] }],
+      });
       assert.equal(response.status, 201, response.text);
       return response.body.id as number;
     };
@@ -246,7 +258,14 @@ describe('insights: funnel correlation', () => {
       ['$browser::Negative', 1, 5, 'failure'],
       ['$nice::', 1, 1, 'failure'],
     ];
-    const ratios = [(16 / 2) * ((7 - 1) / (17 - 15)), (11 / 1) * ((7 - 0) / (17 - 10)), (6 / 1) * ((7 - 0) / (17 - 5)), (1 / 6) * ((7 - 5) / (17 - 0)), (2 / 6) * ((7 - 5) / (17 - 1)), (2 / 2) * ((7 - 1) / (17 - 1))];
+    const ratios = [
+      (16 / 2) * ((7 - 1) / (17 - 15)),
+      (11 / 1) * ((7 - 0) / (17 - 10)),
+      (6 / 1) * ((7 - 0) / (17 - 5)),
+      (1 / 6) * ((7 - 5) / (17 - 0)),
+      (2 / 6) * ((7 - 5) / (17 - 1)),
+      (2 / 2) * ((7 - 1) / (17 - 1)),
+    ];
     const named = await correlation(funnelIn('05', { funnel_correlation_type: 'properties', funnel_correlation_names: ['$browser', '$nice'] }));
     assert.deepEqual(summary(named.events), expected);
     assertRatios(named.events, ratios);
@@ -298,7 +317,10 @@ describe('insights: funnel correlation', () => {
     assertRatios(result.events, [11, 5.5, 2 / 11]);
     await assertRowActors(result.events);
     const excluded = await correlation(funnelIn('07', { ...eventsWithProperties, funnel_correlation_event_exclude_property_names: ['blah', '$ip'] }));
-    assert.deepEqual(summary(excluded.events).map((row) => row[0]), ['positively_related::signup_source::facebook', 'negatively_related::signup_source::email']);
+    assert.deepEqual(
+      summary(excluded.events).map((row) => row[0]),
+      ['positively_related::signup_source::facebook', 'negatively_related::signup_source::email'],
+    );
   });
 
   test('C8: only events between entering and converting, or inside the window, count', async () => {

@@ -143,12 +143,38 @@ describe('insights: funnel', () => {
     // F8 (June 2021): exclusions between steps of a five-step funnel.
     const f8 = (id: string, events: Array<[string, string]>) => events.map(([event, time]) => ev(event, id, `2021-06-01T${time}:00`));
     batch.push(
-      ...f8('f8_person1', [['user signed up', '01:00'], ['$pageview', '02:00'], ['x', '03:00'], ['insight viewed', '04:00'], ['x', '04:30'], ['invite teammate', '05:00'], ['x', '05:30'], ['pageview2', '06:00']]),
-      ...f8('f8_person2', [['user signed up', '01:00'], ['$pageview', '02:00'], ['insight viewed', '04:00'], ['x', '04:30'], ['invite teammate', '05:00'], ['x', '05:30'], ['pageview2', '06:00']]),
-      ...f8('f8_person3', [['user signed up', '01:00'], ['x', '01:30'], ['$pageview', '02:00'], ['insight viewed', '04:00'], ['invite teammate', '05:00'], ['x', '05:30'], ['pageview2', '06:00']]),
+      ...f8('f8_person1', [
+        ['user signed up', '01:00'],
+        ['$pageview', '02:00'],
+        ['x', '03:00'],
+        ['insight viewed', '04:00'],
+        ['x', '04:30'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+      ...f8('f8_person2', [
+        ['user signed up', '01:00'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['x', '04:30'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+      ...f8('f8_person3', [
+        ['user signed up', '01:00'],
+        ['x', '01:30'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
     );
     // F9 (July 2021): four steps of the same event.
-    const journey = (id: string, day: string, events: string[]) => events.map((event, minute) => ev(event, id, `2021-07-${day}T10:${String(minute).padStart(2, '0')}:00`));
+    const journey = (id: string, day: string, events: string[]) =>
+      events.map((event, minute) => ev(event, id, `2021-07-${day}T10:${String(minute).padStart(2, '0')}:00`));
     batch.push(
       ...journey('f9_signup1', '01', ['user signed up']),
       ...journey('f9_pageview1', '01', ['user signed up', '$pageview']),
@@ -164,7 +190,13 @@ describe('insights: funnel', () => {
       ...f10('f10_signup1', [['user signed up']]),
       ...f10('f10_pageview1', [['user signed up'], ['$pageview', aloha('aloha.com')]]),
       ...f10('f10_pageview2', [['user signed up'], ['$pageview', aloha('aloha.com')], ['blaah blaa', aloha('aloha.com')], ['$pageview', aloha('aloha2.com')]]),
-      ...f10('f10_pageview3', [['user signed up'], ['$pageview', aloha('aloha.com')], ['$pageview', aloha('aloha2.com')], ['$pageview', aloha('aloha2.com')], ['blaah blaa']]),
+      ...f10('f10_pageview3', [
+        ['user signed up'],
+        ['$pageview', aloha('aloha.com')],
+        ['$pageview', aloha('aloha2.com')],
+        ['$pageview', aloha('aloha2.com')],
+        ['blaah blaa'],
+      ]),
       ...f10('f10_pageview4', [
         ['user signed up'],
         ['$pageview', aloha('aloha.com')],
@@ -176,8 +208,14 @@ describe('insights: funnel', () => {
     );
     // F11 (September 2021) and F12 (October 2021): conversion windows of 7 days and of 15 seconds.
     for (let i = 0; i < 25; i += 1) {
-      batch.push(ev('step one', `f11_user_${i}`, '2021-09-01T00:00:00'), ev('step two', `f11_user_${i}`, i < 10 ? '2021-09-02T00:00:00' : '2021-09-10T00:00:00'));
-      batch.push(ev('step one', `f12_user_${i}`, '2021-10-01T00:00:00'), ev('step two', `f12_user_${i}`, i < 10 ? '2021-10-01T00:00:10' : '2021-10-01T00:00:20'));
+      batch.push(
+        ev('step one', `f11_user_${i}`, '2021-09-01T00:00:00'),
+        ev('step two', `f11_user_${i}`, i < 10 ? '2021-09-02T00:00:00' : '2021-09-10T00:00:00'),
+      );
+      batch.push(
+        ev('step one', `f12_user_${i}`, '2021-10-01T00:00:00'),
+        ev('step two', `f12_user_${i}`, i < 10 ? '2021-10-01T00:00:10' : '2021-10-01T00:00:20'),
+      );
     }
     batch.push(
       // F13 (November 2021): an exclusion after the first step when the last never comes.
@@ -202,11 +240,23 @@ describe('insights: funnel', () => {
       signup('f14_insightview', '2021-12-03T06:00:00'),
     );
     // F15 (January 2022): conversion times of every step.
-    const movieFunnel = (id: string, events: Array<[string, string]>, properties: Record<string, unknown> = {}) => events.map(([event, time]) => ev(event, id, time, properties));
+    const movieFunnel = (id: string, events: Array<[string, string]>, properties: Record<string, unknown> = {}) =>
+      events.map(([event, time]) => ev(event, id, time, properties));
     batch.push(
-      ...movieFunnel('f15_person1', [['sign up', '2022-01-01T12:00:00'], ['play movie', '2022-01-01T13:00:00'], ['buy', '2022-01-01T15:00:00']]),
-      ...movieFunnel('f15_person2', [['sign up', '2022-01-02T14:00:00'], ['play movie', '2022-01-02T16:00:00']]),
-      ...movieFunnel('f15_person3', [['sign up', '2022-01-02T14:00:00'], ['play movie', '2022-01-02T16:00:00'], ['buy', '2022-01-02T17:00:00']]),
+      ...movieFunnel('f15_person1', [
+        ['sign up', '2022-01-01T12:00:00'],
+        ['play movie', '2022-01-01T13:00:00'],
+        ['buy', '2022-01-01T15:00:00'],
+      ]),
+      ...movieFunnel('f15_person2', [
+        ['sign up', '2022-01-02T14:00:00'],
+        ['play movie', '2022-01-02T16:00:00'],
+      ]),
+      ...movieFunnel('f15_person3', [
+        ['sign up', '2022-01-02T14:00:00'],
+        ['play movie', '2022-01-02T16:00:00'],
+        ['buy', '2022-01-02T17:00:00'],
+      ]),
     );
     // F16 (February 2022): completed once, then two incomplete tries.
     batch.push(
@@ -222,8 +272,23 @@ describe('insights: funnel', () => {
     );
     // F17 (March 2022 on): breakdowns.
     batch.push(
-      ...movieFunnel('b_person1', [['sign up', '2022-03-01T12:00:00'], ['play movie', '2022-03-01T13:00:00'], ['buy', '2022-03-01T15:00:00']], { $browser: 'Chrome' }),
-      ...movieFunnel('b_person2', [['sign up', '2022-03-02T14:00:00'], ['play movie', '2022-03-02T16:00:00']], { $browser: 'Safari' }),
+      ...movieFunnel(
+        'b_person1',
+        [
+          ['sign up', '2022-03-01T12:00:00'],
+          ['play movie', '2022-03-01T13:00:00'],
+          ['buy', '2022-03-01T15:00:00'],
+        ],
+        { $browser: 'Chrome' },
+      ),
+      ...movieFunnel(
+        'b_person2',
+        [
+          ['sign up', '2022-03-02T14:00:00'],
+          ['play movie', '2022-03-02T16:00:00'],
+        ],
+        { $browser: 'Safari' },
+      ),
       ...movieFunnel('b_person3', [['sign up', '2022-03-02T14:00:00']], { $browser: 'Safari' }),
       ...movieFunnel('b_person4', [['sign up', '2022-03-02T14:00:00']], { $browser: 'random' }),
       ...movieFunnel('b_person5', [['sign up', '2022-03-02T15:00:00']], { $browser: 'another one' }),
@@ -241,8 +306,23 @@ describe('insights: funnel', () => {
       ev('sign up', 's_person4', '2022-05-02T15:00:00', { $browser: 0 }),
       ev('buy', 's_person4', '2022-05-02T16:00:00', { $browser: 'alakazam' }),
       // Two properties (June 2022).
-      ...movieFunnel('m_person1', [['sign up', '2022-06-01T12:00:00'], ['play movie', '2022-06-01T13:00:00'], ['buy', '2022-06-01T15:00:00']], { $browser: 'Chrome', $browser_version: 95 }),
-      ...movieFunnel('m_person2', [['sign up', '2022-06-02T14:00:00'], ['play movie', '2022-06-02T16:00:00']], { $browser: 'Safari', $browser_version: 15 }),
+      ...movieFunnel(
+        'm_person1',
+        [
+          ['sign up', '2022-06-01T12:00:00'],
+          ['play movie', '2022-06-01T13:00:00'],
+          ['buy', '2022-06-01T15:00:00'],
+        ],
+        { $browser: 'Chrome', $browser_version: 95 },
+      ),
+      ...movieFunnel(
+        'm_person2',
+        [
+          ['sign up', '2022-06-02T14:00:00'],
+          ['play movie', '2022-06-02T16:00:00'],
+        ],
+        { $browser: 'Safari', $browser_version: 15 },
+      ),
       ...movieFunnel('m_person3', [['sign up', '2022-06-02T14:00:00']], { $browser: 'Safari', $browser_version: 14 }),
       // Cohorts (July 2022).
       ev('sign up', 'c_person1', '2022-07-02T12:00:00', { $set: { key: 'value' } }),
@@ -258,17 +338,45 @@ describe('insights: funnel', () => {
     // F18 (May 2021): funnel trends, seven persons over a week.
     const trend = (id: string, events: Array<[string, string]>) => events.map(([event, time]) => ev(event, id, time));
     batch.push(
-      ...trend('user_one', [['step one', '2021-05-01T00:00:00'], ['step two', '2021-05-03T00:00:00'], ['step three', '2021-05-05T00:00:00']]),
-      ...trend('user_two', [['step one', '2021-05-02T00:00:00'], ['step two', '2021-05-04T00:00:00']]),
+      ...trend('user_one', [
+        ['step one', '2021-05-01T00:00:00'],
+        ['step two', '2021-05-03T00:00:00'],
+        ['step three', '2021-05-05T00:00:00'],
+      ]),
+      ...trend('user_two', [
+        ['step one', '2021-05-02T00:00:00'],
+        ['step two', '2021-05-04T00:00:00'],
+      ]),
       ...trend('user_three', [['step one', '2021-05-06T00:00:00']]),
       ...trend('user_four', [['step none', '2021-05-06T00:00:00']]),
-      ...trend('user_five', [['step one', '2021-05-01T01:00:00'], ['step two', '2021-05-01T02:00:00'], ['step three', '2021-05-01T03:00:00']]),
-      ...trend('user_six', [['step one', '2021-05-01T00:00:00'], ['step two', '2021-05-03T00:00:00'], ['step three', '2021-05-05T00:00:00']]),
-      ...trend('user_seven', [['step one', '2021-05-02T00:00:00'], ['step two', '2021-05-04T00:00:00']]),
+      ...trend('user_five', [
+        ['step one', '2021-05-01T01:00:00'],
+        ['step two', '2021-05-01T02:00:00'],
+        ['step three', '2021-05-01T03:00:00'],
+      ]),
+      ...trend('user_six', [
+        ['step one', '2021-05-01T00:00:00'],
+        ['step two', '2021-05-03T00:00:00'],
+        ['step three', '2021-05-05T00:00:00'],
+      ]),
+      ...trend('user_seven', [
+        ['step one', '2021-05-02T00:00:00'],
+        ['step two', '2021-05-04T00:00:00'],
+      ]),
       // F19 (June 2021): time to convert.
-      ...trend('user a', [['step one', '2021-06-08T18:00:00'], ['step two', '2021-06-08T19:00:00'], ['step three', '2021-06-08T21:00:00']]),
-      ...trend('user b', [['step one', '2021-06-09T13:00:00'], ['step two', '2021-06-09T13:37:00']]),
-      ...trend('user c', [['step one', '2021-06-11T07:00:00'], ['step two', '2021-06-12T06:00:00']]),
+      ...trend('user a', [
+        ['step one', '2021-06-08T18:00:00'],
+        ['step two', '2021-06-08T19:00:00'],
+        ['step three', '2021-06-08T21:00:00'],
+      ]),
+      ...trend('user b', [
+        ['step one', '2021-06-09T13:00:00'],
+        ['step two', '2021-06-09T13:37:00'],
+      ]),
+      ...trend('user c', [
+        ['step one', '2021-06-11T07:00:00'],
+        ['step two', '2021-06-12T06:00:00'],
+      ]),
     );
     await sendBatch(server, batch);
   });
@@ -307,7 +415,7 @@ describe('insights: funnel', () => {
     assert.deepEqual(peopleIds(await server.get(list[1].dropped_people_url)), ['wrong_order', 'stopped_after_signup']);
   });
 
-  test('F2, F3: global property filters, and each step\'s own', async () => {
+  test("F2, F3: global property filters, and each step's own", async () => {
     const actions = [
       { id: paid, type: 'actions', order: 1 },
       { id: watched, type: 'actions', order: 2 },
@@ -390,10 +498,13 @@ describe('insights: funnel', () => {
     // Unordered: person2's attempt from "paid" has no exclusion after it, so they count once.
     const unordered = await result({ ...funnel, funnel_order_type: 'unordered' });
     assert.deepEqual(counts(unordered), [3, 2]);
-    assert.deepEqual(unordered.map((step: any) => [step.action_id, step.name]), [
-      [null, 'Completed 1 step'],
-      [null, 'Completed 2 steps'],
-    ]);
+    assert.deepEqual(
+      unordered.map((step: any) => [step.action_id, step.name]),
+      [
+        [null, 'Completed 1 step'],
+        [null, 'Completed 2 steps'],
+      ],
+    );
     await assertStepActors(unordered);
   });
 
@@ -486,7 +597,10 @@ describe('insights: funnel', () => {
         funnel_order_type: 'unordered',
       }),
     );
-    assert.deepEqual(list.map((step: any) => step.name), ['Completed 1 step', 'Completed 2 steps', 'Completed 3 steps']);
+    assert.deepEqual(
+      list.map((step: any) => step.name),
+      ['Completed 1 step', 'Completed 2 steps', 'Completed 3 steps'],
+    );
     assert.deepEqual(counts(list), [3, 2, 1]);
     // 1 hour for one person, (2 + 3) / 2 hours for the other; then (2 + 3) / 2 hours.
     assert.deepEqual(
@@ -516,7 +630,11 @@ describe('insights: funnel', () => {
   });
 
   test('F17: event breakdowns, ranked values and Other', async () => {
-    const funnel = funnelOf(steps('sign up', 'play movie', 'buy'), '2022-03-01', '2022-03-08', { funnel_window_days: 7, breakdown_type: 'event', breakdown: '$browser' });
+    const funnel = funnelOf(steps('sign up', 'play movie', 'buy'), '2022-03-01', '2022-03-08', {
+      funnel_window_days: 7,
+      breakdown_type: 'event',
+      breakdown: '$browser',
+    });
     const series = await result(funnel);
     assert.deepEqual(
       series.map((list: any[]) => [list[0].breakdown, list[0].breakdown_value, counts(list)]),
@@ -585,9 +703,18 @@ describe('insights: funnel', () => {
     assert.deepEqual(
       multi.map((list: any[]) => [list[0].breakdown, counts(list)]),
       [
-        [['Chrome', '95'], [1, 1, 1]],
-        [['Safari', '15'], [1, 1, 0]],
-        [['Safari', '14'], [1, 0, 0]],
+        [
+          ['Chrome', '95'],
+          [1, 1, 1],
+        ],
+        [
+          ['Safari', '15'],
+          [1, 1, 0],
+        ],
+        [
+          ['Safari', '14'],
+          [1, 0, 0],
+        ],
       ],
     );
     for (const list of multi) await assertStepActors(list);
@@ -624,13 +751,10 @@ describe('insights: funnel', () => {
         breakdown_attribution_value: '1',
       }),
     );
-    assert.deepEqual(
-      attributed.map((list: any[]) => [list[0].breakdown, counts(list), list[1].average_conversion_time]).sort(),
-      [
-        [[''], [1, 1], 3600],
-        [['alakazam'], [1, 1], 3600],
-      ],
-    );
+    assert.deepEqual(attributed.map((list: any[]) => [list[0].breakdown, counts(list), list[1].average_conversion_time]).sort(), [
+      [[''], [1, 1], 3600],
+      [['alakazam'], [1, 1], 3600],
+    ]);
     for (const list of attributed) await assertStepActors(list);
     // First touch (the default): the first non-empty value of any step.
     const firstTouch = await result(
@@ -653,10 +777,7 @@ describe('insights: funnel', () => {
         breakdown_attribution_type: 'last_touch',
       }),
     );
-    assert.deepEqual(
-      lastTouch.map((list: any[]) => list[0].breakdown[0]).sort(),
-      ['', 'Chrome', 'Mac', 'alakazam'],
-    );
+    assert.deepEqual(lastTouch.map((list: any[]) => list[0].breakdown[0]).sort(), ['', 'Chrome', 'Mac', 'alakazam']);
   });
 
   test('aggregation_group_type_index counts groups instead of persons', async () => {
@@ -664,7 +785,13 @@ describe('insights: funnel', () => {
     assert.deepEqual(counts(await result(funnel)), [2, 1]);
     assert.deepEqual(counts(await result({ ...funnel, aggregation_group_type_index: undefined })), [3, 1]);
     // A group property breakdown keeps its values as strings.
-    const byIndustry = await result({ ...funnel, aggregation_group_type_index: undefined, breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 });
+    const byIndustry = await result({
+      ...funnel,
+      aggregation_group_type_index: undefined,
+      breakdown: 'industry',
+      breakdown_type: 'group',
+      breakdown_group_type_index: 0,
+    });
     assert.deepEqual(
       byIndustry.map((list: any[]) => [list[0].breakdown, list[0].breakdown_value, counts(list)]),
       [
@@ -699,10 +826,18 @@ describe('insights: funnel', () => {
     const [toStepOne] = await result({ ...funnel, funnel_viz_type: undefined, display: 'ActionsLineGraph', funnel_to_step: 1 });
     assert.deepEqual(toStepOne.data, [100, 100, 0, 0, 0, 0, 0]);
     const [weeks] = await result({ ...funnel, interval: 'week' });
-    assert.deepEqual([weeks.days, weeks.data], [['2021-04-25', '2021-05-02'], [100, 0]]);
+    assert.deepEqual(
+      [weeks.days, weeks.data],
+      [
+        ['2021-04-25', '2021-05-02'],
+        [100, 0],
+      ],
+    );
     assert.deepEqual(await persons('2021-04-25 00:00:00', false), []);
     const weekly = peopleIds(
-      await server.get(`/api/projects/1/persons/funnel/?${actorQuery({ ...funnel, interval: 'week', entrance_period_start: '2021-04-25 00:00:00', drop_off: false })}`),
+      await server.get(
+        `/api/projects/1/persons/funnel/?${actorQuery({ ...funnel, interval: 'week', entrance_period_start: '2021-04-25 00:00:00', drop_off: false })}`,
+      ),
     );
     assert.deepEqual(weekly, ['user_five', 'user_six', 'user_one']);
   });

@@ -37,7 +37,11 @@ const PAGEVIEWS = [{ id: '$pageview', type: 'events', order: 0 }];
 type Event = { event: string; distinct_id: string; timestamp: string; properties?: Record<string, unknown> };
 
 /** Each person's events in time order, its first one setting its properties. */
-function personEvents(data: Array<[string, string[]]>, event = '$pageview', properties: (id: string) => Record<string, unknown> = (id) => ({ name: id })): Event[] {
+function personEvents(
+  data: Array<[string, string[]]>,
+  event = '$pageview',
+  properties: (id: string) => Record<string, unknown> = (id) => ({ name: id }),
+): Event[] {
   return data.flatMap(([id, timestamps]) =>
     timestamps.map((timestamp, index) => ({
       event,
@@ -122,7 +126,10 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     await send(
       'weeks',
       personEvents([
-        ['p1', ['2020-02-01T12:00:00Z', '2020-02-05T12:00:00Z', '2020-02-10T12:00:00Z', '2020-02-15T12:00:00Z', '2020-02-27T12:00:00Z', '2020-03-02T12:00:00Z']],
+        [
+          'p1',
+          ['2020-02-01T12:00:00Z', '2020-02-05T12:00:00Z', '2020-02-10T12:00:00Z', '2020-02-15T12:00:00Z', '2020-02-27T12:00:00Z', '2020-03-02T12:00:00Z'],
+        ],
         ['p2', ['2020-02-11T12:00:00Z', '2020-02-18T12:00:00Z']],
         ['p3', ['2020-02-12T12:00:00Z']],
         ['p4', ['2020-02-27T12:00:00Z']],
@@ -131,7 +138,10 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     await send(
       'months',
       personEvents([
-        ['p1', ['2020-01-11T12:00:00Z', '2020-02-12T12:00:00Z', '2020-03-13T12:00:00Z', '2020-05-15T12:00:00Z', '2020-07-17T12:00:00Z', '2020-09-19T12:00:00Z']],
+        [
+          'p1',
+          ['2020-01-11T12:00:00Z', '2020-02-12T12:00:00Z', '2020-03-13T12:00:00Z', '2020-05-15T12:00:00Z', '2020-07-17T12:00:00Z', '2020-09-19T12:00:00Z'],
+        ],
         ['p2', ['2019-12-09T12:00:00Z', '2020-02-12T12:00:00Z']],
         ['p3', ['2020-02-12T12:00:00Z']],
         ['p4', ['2020-05-15T12:00:00Z']],
@@ -140,7 +150,10 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     await send(
       'timezones',
       personEvents([
-        ['p1', ['2020-01-11T23:00:00Z', '2020-01-12T01:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z']],
+        [
+          'p1',
+          ['2020-01-11T23:00:00Z', '2020-01-12T01:00:00Z', '2020-01-13T12:00:00Z', '2020-01-15T12:00:00Z', '2020-01-17T12:00:00Z', '2020-01-19T12:00:00Z'],
+        ],
         ...MAIN.slice(1),
       ]),
     );
@@ -247,7 +260,10 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     const first = await actors('paginated', params);
     assert.equal(peopleIds(first).length, 100);
     const ids = first.body.results[0].people.map((person: { id: number }) => person.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => b - a),
+    );
     const next = new URL(first.body.next);
     assert.equal(next.searchParams.get('offset'), '100');
     const second = await server.get(next.pathname + next.search);
@@ -271,7 +287,7 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     await assertActorsCountEveryPoint(result);
   });
 
-  test('test_lifecycle_trend_weeks: weeks of the project (Monday here, as PostHog\'s ClickHouse weeks)', async () => {
+  test("test_lifecycle_trend_weeks: weeks of the project (Monday here, as PostHog's ClickHouse weeks)", async () => {
     const patched = await server.patch(`/api/projects/${projects.weeks!.id}/`, { week_start_day: 1 });
     assert.equal(patched.status, 200, patched.text);
     const result = await lifecycleOk('weeks', {
@@ -302,7 +318,7 @@ describe('lifecycle insight (/insights/trend/ with insight=LIFECYCLE)', () => {
     await assertActorsCountEveryPoint(result);
   });
 
-  test('test_filter_test_accounts: the project\'s test-account filters leave p1 out', async () => {
+  test("test_filter_test_accounts: the project's test-account filters leave p1 out", async () => {
     const patched = await server.patch(`/api/projects/${projects.main!.id}/`, {
       test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }],
     });

@@ -240,9 +240,24 @@ const DATASETS: Record<string, Captured[]> = {
     ).flat(),
   ],
   groups: [
-    { event: '$groupidentify', distinct_id: 'setup', timestamp: '2011-01-01T00:00:00Z', properties: { $group_type: 'organization', $group_key: 'org:5', $group_set: { industry: 'finance' } } },
-    { event: '$groupidentify', distinct_id: 'setup', timestamp: '2011-01-01T00:00:00Z', properties: { $group_type: 'organization', $group_key: 'org:6', $group_set: { industry: 'technology' } } },
-    { event: '$groupidentify', distinct_id: 'setup', timestamp: '2011-01-01T00:00:00Z', properties: { $group_type: 'company', $group_key: 'company:1', $group_set: { industry: 'technology' } } },
+    {
+      event: '$groupidentify',
+      distinct_id: 'setup',
+      timestamp: '2011-01-01T00:00:00Z',
+      properties: { $group_type: 'organization', $group_key: 'org:5', $group_set: { industry: 'finance' } },
+    },
+    {
+      event: '$groupidentify',
+      distinct_id: 'setup',
+      timestamp: '2011-01-01T00:00:00Z',
+      properties: { $group_type: 'organization', $group_key: 'org:6', $group_set: { industry: 'technology' } },
+    },
+    {
+      event: '$groupidentify',
+      distinct_id: 'setup',
+      timestamp: '2011-01-01T00:00:00Z',
+      properties: { $group_type: 'company', $group_key: 'company:1', $group_set: { industry: 'technology' } },
+    },
     view('p1', '/1', '2012-01-01 03:21:34', { $groups: { organization: 'org:5' } }),
     view('p1', '/2/', '2012-01-01 03:22:34', { $groups: { organization: 'org:5' } }),
     view('p1', '/3', '2012-01-01 03:24:34', { $groups: { organization: 'org:5' } }),
@@ -363,7 +378,10 @@ describe('insights: paths', () => {
       edge(`1_${second}`, `2_${first}`, 1, 1),
       edge(`2_${second}`, `3_${third}`, 1, 1),
     ];
-    assert.deepEqual(await checked('customEvents', { ...MAY_FIRST, path_type: 'custom_event' }), expected('custom_event_1', 'custom_event_2', 'custom_event_3'));
+    assert.deepEqual(
+      await checked('customEvents', { ...MAY_FIRST, path_type: 'custom_event' }),
+      expected('custom_event_1', 'custom_event_2', 'custom_event_3'),
+    );
     assert.deepEqual(await checked('screens', { ...MAY_FIRST, path_type: '$screen' }), [
       edge('1_/', '2_/pricing', 2, 1),
       edge('1_/', '2_/about', 1, 1),
@@ -490,10 +508,7 @@ describe('insights: paths', () => {
   });
 
   test('local path cleaning rules apply in order', async () => {
-    const expected = [
-      edge('1_test.com/step1', '2_test.com/step2/<id>', 3, 1),
-      edge('2_test.com/step2/<id>', '3_test.com/step2/<id><param>', 3, 1),
-    ];
+    const expected = [edge('1_test.com/step1', '2_test.com/step2/<id>', 3, 1), edge('2_test.com/step2/<id>', '3_test.com/step2/<id><param>', 3, 1)];
     const params = {
       include_event_types: ['$pageview'],
       ...MAY_WEEK,
@@ -691,7 +706,15 @@ describe('insights: paths', () => {
     const inCohort = await server.get(`${url('dropoffs')}?${actorQuery({ ...MAY_WEEK, properties: [{ key: 'id', value: cohort.id, type: 'cohort' }] })}`);
     assert.equal(inCohort.status, 400, inCohort.text);
     assert.equal(inCohort.body.attr, 'properties');
-    const funnel = { ...FUNNEL, events: [], actions: [{ id: action.id, order: 0 }, { id: action.id, order: 1 }], funnel_step: 1 };
+    const funnel = {
+      ...FUNNEL,
+      events: [],
+      actions: [
+        { id: action.id, order: 0 },
+        { id: action.id, order: 1 },
+      ],
+      funnel_step: 1,
+    };
     const viaFunnel = await server.get(`${url('dropoffs')}?${actorQuery({ ...MAY_WEEK, funnel_paths: 'funnel_path_after_step', funnel_filter: funnel })}`);
     assert.equal(viaFunnel.status, 400, viaFunnel.text);
     assert.equal(viaFunnel.body.attr, 'actions');

@@ -241,7 +241,12 @@ const DATASETS: Record<string, { timezone?: string; batches: Array<Array<Record<
   groups: {
     batches: [
       [
-        { event: '$groupidentify', distinct_id: 'setup', timestamp: '2019-01-01T00:00:00Z', properties: { $group_type: 'organization', $group_key: 'org:1', $group_set: { industry: 'technology' } } },
+        {
+          event: '$groupidentify',
+          distinct_id: 'setup',
+          timestamp: '2019-01-01T00:00:00Z',
+          properties: { $group_type: 'organization', $group_key: 'org:1', $group_set: { industry: 'technology' } },
+        },
         { event: '$groupidentify', distinct_id: 'setup', timestamp: '2019-01-01T00:00:00Z', properties: { $group_type: 'organization', $group_key: 'org:2' } },
       ],
       [
@@ -561,7 +566,10 @@ describe('insights: retention', () => {
     const [person3] = await actorRows(tenDays[0]!.people_url);
     assert.deepEqual(person3!.person.distinct_ids, ['person3']);
     assert.deepEqual(person3!.appearances, [1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0]);
-    assert.deepEqual(await actorRows(`/api/projects/${projects.firstTime}/persons/retention/?${actorQuery({ ...firstTime, date_to: at(14, 6), selected_interval: 0 })}`), []);
+    assert.deepEqual(
+      await actorRows(`/api/projects/${projects.firstTime}/persons/retention/?${actorQuery({ ...firstTime, date_to: at(14, 6), selected_interval: 0 })}`),
+      [],
+    );
   });
 
   test('target and returning events differ; the target may be any event', async () => {

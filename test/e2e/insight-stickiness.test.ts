@@ -216,7 +216,11 @@ describe('stickiness insight (/insights/trend/ with insight=STICKINESS)', () => 
   });
 
   test('test_stickiness_action: named as the action; several series are counted each on its own', async () => {
-    const result = await stickinessOk('days', { actions: [{ id: action.id, order: 1 }], events: [{ id: 'watched movie', order: 0, properties: [{ key: '$browser', value: 'Safari' }] }], ...WEEK });
+    const result = await stickinessOk('days', {
+      actions: [{ id: action.id, order: 1 }],
+      events: [{ id: 'watched movie', order: 0, properties: [{ key: '$browser', value: 'Safari' }] }],
+      ...WEEK,
+    });
     assert.deepEqual(
       result.map((item) => [item.label, item.count, item.data]),
       [
@@ -256,7 +260,10 @@ describe('stickiness insight (/insights/trend/ with insight=STICKINESS)', () => 
     const first = await actors('paginated', { stickiness_days: 1, ...WEEK, entity_type: 'events', entity_id: 'watched movie' });
     assert.equal(peopleIds(first).length, 100);
     const ids = first.body.results[0].people.map((person: { id: number }) => person.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => b - a),
+    );
     const next = new URL(first.body.next);
     const second = await server.get(next.pathname + next.search);
     assert.equal(peopleIds(second).length, 50);

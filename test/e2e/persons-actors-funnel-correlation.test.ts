@@ -67,7 +67,13 @@ describe('persons analysis: funnel correlation actors', () => {
       [{ funnel_correlation_person_entity: LIKED, funnel_correlation_person_converted: 'false' }, []],
       [{ funnel_correlation_person_entity: { id: 'left', type: 'events' }, funnel_correlation_person_converted: 'false' }, ['c3']],
       [{ funnel_correlation_person_entity: { id: 'left', type: 'events' }, funnel_window_days: 30 }, ['c3', 'c4']],
-      [{ funnel_correlation_type: 'event_with_properties', funnel_correlation_person_entity: { ...LIKED, properties: [{ key: 'source', value: 'ad', type: 'event' }] } }, ['c6']],
+      [
+        {
+          funnel_correlation_type: 'event_with_properties',
+          funnel_correlation_person_entity: { ...LIKED, properties: [{ key: 'source', value: 'ad', type: 'event' }] },
+        },
+        ['c6'],
+      ],
     ];
     for (const [params, people] of expected) {
       const response = await get(params);

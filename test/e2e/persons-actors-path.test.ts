@@ -100,7 +100,7 @@ describe('persons analysis: path actors', () => {
     for (const [params, people] of expected) assert.deepEqual(peopleIds(await get(params)), people, JSON.stringify(params));
   });
 
-  test('funnel paths: paths of a funnel step\'s persons after, before or between their steps', async () => {
+  test("funnel paths: paths of a funnel step's persons after, before or between their steps", async () => {
     const june10 = { date_from: '2021-06-10', date_to: '2021-06-11', include_event_types: ['$pageview'] };
     const funnel = (step: number) => ({
       events: [

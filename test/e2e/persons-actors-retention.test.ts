@@ -87,11 +87,14 @@ describe('persons analysis: retention actors', () => {
     const signups = await get({ ...WINDOW, target_entity: { id: 'signup', type: 'events' }, returning_entity: { id: '$pageview', type: 'events' } });
     assert.deepEqual(rows(signups), [['r2', [1, 0, 0, 0, 1]]]);
     // date_to 06-05 and 11 days: cohort 0 is 05-26, so 06-01 is cohort 6.
-    assert.deepEqual(rows(await get({ date_to: '2020-06-05', selected_interval: 6 })).map(([id, appearances]) => [id, appearances.length]), [
-      ['r1', 5],
-      ['r2', 5],
-      ['r4', 5],
-    ]);
+    assert.deepEqual(
+      rows(await get({ date_to: '2020-06-05', selected_interval: 6 })).map(([id, appearances]) => [id, appearances.length]),
+      [
+        ['r1', 5],
+        ['r2', 5],
+        ['r4', 5],
+      ],
+    );
   });
 
   test('week periods start on Sunday: cohorts of the weeks of 05-17, 05-24 and 05-31', async () => {
@@ -109,10 +112,16 @@ describe('persons analysis: retention actors', () => {
 
   test('paging by limit and offset; CSV; scope', async () => {
     const first = await get({ ...WINDOW, selected_interval: 0, limit: 2 });
-    assert.deepEqual(rows(first).map(([id]) => id), ['r1', 'r2']);
+    assert.deepEqual(
+      rows(first).map(([id]) => id),
+      ['r1', 'r2'],
+    );
     const next = new URL(first.body.next);
     assert.equal(next.searchParams.get('offset'), '2');
-    assert.deepEqual(rows(await server.get(next.pathname + next.search)).map(([id]) => id), ['r4']);
+    assert.deepEqual(
+      rows(await server.get(next.pathname + next.search)).map(([id]) => id),
+      ['r4'],
+    );
     const csv = await get({ ...WINDOW, selected_interval: 0, format: 'csv' });
     assert.equal(csv.status, 200);
     assert.ok(csv.text.split('\r\n')[0]!.includes('appearances.0'));

@@ -71,7 +71,14 @@ describe('persons analysis: stickiness and lifecycle actors', () => {
     assert.deepEqual(sortedPeopleIds(await stickiness({ ...WATCHED, interval: 'week', stickiness_days: 2 })), []);
     assert.deepEqual(peopleIds(await stickiness({ ...WATCHED, interval: 'week', stickiness_days: 1 })), ['s4', 's3', 's2', 's1', 's5']);
     // Older clients send entityId and type.
-    const legacy = await stickiness({ events: WATCHED.events, entityId: 'watched', type: 'events', date_from: '2020-01-01', date_to: '2020-01-07', stickiness_days: 3 });
+    const legacy = await stickiness({
+      events: WATCHED.events,
+      entityId: 'watched',
+      type: 'events',
+      date_from: '2020-01-01',
+      date_to: '2020-01-07',
+      stickiness_days: 3,
+    });
     assert.deepEqual(peopleIds(legacy), ['s1']);
   });
 

@@ -143,7 +143,10 @@ describe('persons analysis: trends actors', () => {
     assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, display: 'ActionsLineGraphCumulative' }, eventCount), 5);
     assert.equal(await assertPointsCount({ ...PAGEVIEWS, ...range, display: 'ActionsTable' }, eventCount), 1);
     assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'dau' }], ...range, display: 'BoldNumber' }, personCount), 1);
-    assert.equal(await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], ...range, display: 'ActionsTable' }, personCount), 1);
+    assert.equal(
+      await assertPointsCount({ events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], ...range, display: 'ActionsTable' }, personCount),
+      1,
+    );
   });
 
   test('property maths: each person has its own sum or maximum, and they make the data point', async () => {
@@ -183,7 +186,12 @@ describe('persons analysis: trends actors', () => {
   });
 
   test('weekly active users: the persons active in the 7 days up to the data point', async () => {
-    const weekly = { events: [{ id: '$pageview', order: 0, math: 'weekly_active' }], entity_id: '$pageview', entity_type: 'events', entity_math: 'weekly_active' };
+    const weekly = {
+      events: [{ id: '$pageview', order: 0, math: 'weekly_active' }],
+      entity_id: '$pageview',
+      entity_type: 'events',
+      entity_math: 'weekly_active',
+    };
     assert.deepEqual(sortedPeopleIds(await get({ ...weekly, date_from: '2020-01-03', date_to: '2020-01-03' })), ['u1', 'u2', 'u3', 'u4']);
     assert.deepEqual(sortedPeopleIds(await get({ ...weekly, date_from: '2020-01-01', date_to: '2020-01-01' })), ['u1', 'u2']);
   });
@@ -200,7 +208,15 @@ describe('persons analysis: trends actors', () => {
   });
 
   test('the "Other" bucket holds the values outside the breakdown limit', async () => {
-    const other = { ...PAGEVIEWS, breakdown: '$browser', breakdown_limit: 1, entity_id: '$pageview', entity_type: 'events', date_from: '2020-01-01', date_to: '2020-01-01' };
+    const other = {
+      ...PAGEVIEWS,
+      breakdown: '$browser',
+      breakdown_limit: 1,
+      entity_id: '$pageview',
+      entity_type: 'events',
+      date_from: '2020-01-01',
+      date_to: '2020-01-01',
+    };
     assert.deepEqual(peopleIds(await get({ ...other, breakdown_value: '$$_posthog_breakdown_other_$$' })), ['u2']);
     assert.deepEqual(peopleIds(await get({ ...other, breakdown_value: 'Chrome' })), ['u1']);
   });
@@ -215,7 +231,14 @@ describe('persons analysis: trends actors', () => {
   });
 
   test('entity by order or by id among several series; property filters and search narrow the persons', async () => {
-    const two = { events: [{ id: '$pageview', order: 0 }, { id: 'sign up', order: 1 }], date_from: '2020-01-02', date_to: '2020-01-02' };
+    const two = {
+      events: [
+        { id: '$pageview', order: 0 },
+        { id: 'sign up', order: 1 },
+      ],
+      date_from: '2020-01-02',
+      date_to: '2020-01-02',
+    };
     assert.deepEqual(peopleIds(await get({ ...two, entity_id: 'sign up', entity_type: 'events', entity_order: 1 })), ['u3']);
     assert.deepEqual(peopleIds(await get({ ...two, entity_id: 'sign up', type: 'events' })), ['u3']);
     const day1 = { ...PAGEVIEWS, entity_id: '$pageview', entity_type: 'events', date_from: '2020-01-01', date_to: '2020-01-01' };

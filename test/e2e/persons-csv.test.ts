@@ -47,13 +47,31 @@ describe('persons API: CSV', () => {
     assert.ok(response.text.endsWith('\r\n'));
     const header = headerOf(response.text);
     assert.deepEqual(header, [...header].sort());
-    for (const column of ['created_at', 'distinct_ids.0', 'distinct_ids.1', 'id', 'is_identified', 'name', 'uuid', 'properties.email', 'properties.nested.a.b', 'properties.list.0', 'properties.list.1', 'properties.flag', 'properties.nothing', 'properties.plan']) {
+    for (const column of [
+      'created_at',
+      'distinct_ids.0',
+      'distinct_ids.1',
+      'id',
+      'is_identified',
+      'name',
+      'uuid',
+      'properties.email',
+      'properties.nested.a.b',
+      'properties.list.0',
+      'properties.list.1',
+      'properties.flag',
+      'properties.nothing',
+      'properties.plan',
+    ]) {
       assert.ok(header.includes(column), column);
     }
     assert.equal(header.includes('properties.empty'), false, 'an empty list gives no column');
     const rows = rowsOf(response.text);
     assert.equal(rows.length, BULK + 2);
-    assert.deepEqual(rows.slice(0, 2).map((row) => row.id), [String((await personOf(server, 'c2')).id), String(c1.id)]);
+    assert.deepEqual(
+      rows.slice(0, 2).map((row) => row.id),
+      [String((await personOf(server, 'c2')).id), String(c1.id)],
+    );
     const first = rows[1]!;
     assert.equal(first['properties.note'], 'a, "quoted"\r\nline');
     assert.equal(first['properties.nested.a.b'], '1');
@@ -70,7 +88,10 @@ describe('persons API: CSV', () => {
 
   test('filters apply to the CSV; Accept: text/csv asks for it; format=json wins over Accept', async () => {
     const filtered = await server.get(`${PERSONS}/?format=csv&properties=${jsonParam([{ key: 'email', value: 'c1@x.io', type: 'person' }])}`);
-    assert.deepEqual(rowsOf(filtered.text).map((row) => row.uuid), [c1.uuid]);
+    assert.deepEqual(
+      rowsOf(filtered.text).map((row) => row.uuid),
+      [c1.uuid],
+    );
     const byAccept = await server.get(`${PERSONS}/?search=c1@x.io`, { headers: { accept: 'text/csv' } });
     assert.equal(byAccept.headers.get('content-type'), 'text/csv; charset=utf-8');
     assert.equal(rowsOf(byAccept.text)[0]!.uuid, c1.uuid);
@@ -92,7 +113,10 @@ describe('persons API: CSV', () => {
 
   test('single persons and write answers are one CSV row; DELETE stays 204', async () => {
     const retrieved = await server.get(`${PERSONS}/${c1.id}/?format=csv`);
-    assert.deepEqual(rowsOf(retrieved.text).map((row) => [row.id, row['properties.email']]), [[String(c1.id), 'c1@x.io']]);
+    assert.deepEqual(
+      rowsOf(retrieved.text).map((row) => [row.id, row['properties.email']]),
+      [[String(c1.id), 'c1@x.io']],
+    );
     const patched = await server.patch(`${PERSONS}/${c1.id}/?format=csv`, { properties: { plan: 'team' } });
     assert.equal(patched.status, 200);
     assert.equal(rowsOf(patched.text)[0]!['properties.plan'], 'team');
@@ -108,7 +132,10 @@ describe('persons API: CSV', () => {
 
   test('activity, values, deletion_status, cohorts and properties_timeline as CSV', async () => {
     const activity = rowsOf((await server.get(`${PERSONS}/${c1.id}/activity/?format=csv`)).text);
-    assert.deepEqual(activity.map((row) => row.activity), ['delete_property', 'updated', 'updated']);
+    assert.deepEqual(
+      activity.map((row) => row.activity),
+      ['delete_property', 'updated', 'updated'],
+    );
     assert.equal(activity[0]!['detail.changes.0.before.seats'], '4');
     assert.equal(activity[0]!['user.email'], 'admin@localhost');
     const all = rowsOf((await server.get(`${PERSONS}/activity/?format=csv&limit=100`)).text);
@@ -121,11 +148,17 @@ describe('persons API: CSV', () => {
     const bulk = await personOf(server, 'bulk-1');
     await server.delete(`${PERSONS}/${bulk.id}/?delete_events=true`);
     const status = rowsOf((await server.get(`${PERSONS}/deletion_status/?format=csv`)).text);
-    assert.deepEqual(status.map((row) => [row.person_uuid, row.status, row.delete_verified_at]), [[bulk.uuid, 'pending', '']]);
+    assert.deepEqual(
+      status.map((row) => [row.person_uuid, row.status, row.delete_verified_at]),
+      [[bulk.uuid, 'pending', '']],
+    );
     const cohorts = await server.get(`${PERSONS}/cohorts/?person_id=${c1.id}&format=csv`);
     assert.equal(cohorts.status, 200);
     assert.equal(cohorts.text, '');
     const timeline = rowsOf((await server.get(`${PERSONS}/${c1.id}/properties_timeline/?date_from=2024-01-01&date_to=2024-03-01&format=csv`)).text);
-    assert.deepEqual(timeline.map((row) => [row.timestamp, row.relevant_event_count, row['properties.email']]), [['2024-02-01T00:00:00Z', '1', 'c1@x.io']]);
+    assert.deepEqual(
+      timeline.map((row) => [row.timestamp, row.relevant_event_count, row['properties.email']]),
+      [['2024-02-01T00:00:00Z', '1', 'c1@x.io']],
+    );
   });
 });

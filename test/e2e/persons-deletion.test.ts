@@ -72,7 +72,7 @@ describe('persons API: event deletion tasks', () => {
     assert.equal(eventsOf(data.events, ['del', 'del-anon']), 4);
   });
 
-  test('tasks survive a restart; `tally jobs run` deletes the events up to the task\'s creation and verifies', async () => {
+  test("tasks survive a restart; `tally jobs run` deletes the events up to the task's creation and verifies", async () => {
     await server.start();
     assert.equal((await server.get(`${PERSONS}/deletion_status/?status=pending`)).body.count, 1);
     await server.stop();

@@ -27,12 +27,27 @@ describe('persons API: list', () => {
     }));
     await sendBatch(server, pages);
     await sendBatch(server, [
-      { event: 'seen', distinct_id: 'alice', timestamp: '2024-01-01T00:00:00Z', properties: { $set: { email: 'alice@example.com', plan: 'free', age: 30, signup: '2024-01-01', tags: ['a'] } } },
-      { event: 'seen', distinct_id: 'bob', timestamp: '2024-01-02T00:00:00Z', properties: { $set: { email: 'BOB@Example.com', plan: 'pro', age: 25, signup: '2024-03-15T10:00:00Z' } } },
+      {
+        event: 'seen',
+        distinct_id: 'alice',
+        timestamp: '2024-01-01T00:00:00Z',
+        properties: { $set: { email: 'alice@example.com', plan: 'free', age: 30, signup: '2024-01-01', tags: ['a'] } },
+      },
+      {
+        event: 'seen',
+        distinct_id: 'bob',
+        timestamp: '2024-01-02T00:00:00Z',
+        properties: { $set: { email: 'BOB@Example.com', plan: 'pro', age: 25, signup: '2024-03-15T10:00:00Z' } },
+      },
       { event: 'seen', distinct_id: ANON, timestamp: '2024-01-03T00:00:00Z', properties: { $set: { plan: 'pro' } } },
       { event: 'seen', distinct_id: 'carol', timestamp: '2024-01-04T00:00:00Z', properties: { $set: { name: 'Carol', age: '41', nickname: null } } },
       { event: 'seen', distinct_id: 'anon-dave', timestamp: '2024-01-05T00:00:00Z' },
-      { event: '$identify', distinct_id: 'dave', timestamp: '2024-01-05T01:00:00Z', properties: { $anon_distinct_id: 'anon-dave', $set: { email: 'dave@corp.io', plan: 'enterprise' } } },
+      {
+        event: '$identify',
+        distinct_id: 'dave',
+        timestamp: '2024-01-05T01:00:00Z',
+        properties: { $anon_distinct_id: 'anon-dave', $set: { email: 'dave@corp.io', plan: 'enterprise' } },
+      },
       { event: 'seen', distinct_id: 'twin-a', timestamp: '2024-01-06T00:00:00Z' },
       { event: 'seen', distinct_id: 'twin-b', timestamp: '2024-01-06T00:00:00Z' },
     ]);
@@ -142,31 +157,52 @@ describe('persons API: list', () => {
     }
   });
 
-  test('distinct_id: exact match on any of the person\'s ids', async () => {
-    assert.deepEqual((await list('?distinct_id=anon-dave')).results.map((p: any) => p.id), [ids.dave]);
-    assert.deepEqual((await list('?distinct_id=dave')).results.map((p: any) => p.id), [ids.dave]);
+  test("distinct_id: exact match on any of the person's ids", async () => {
+    assert.deepEqual(
+      (await list('?distinct_id=anon-dave')).results.map((p: any) => p.id),
+      [ids.dave],
+    );
+    assert.deepEqual(
+      (await list('?distinct_id=dave')).results.map((p: any) => p.id),
+      [ids.dave],
+    );
     const none = await list('?distinct_id=dav');
     assert.deepEqual(none, { count: 0, next: null, previous: null, results: [] });
   });
 
   test('email: exact match on the email property', async () => {
-    assert.deepEqual((await list('?email=alice@example.com')).results.map((p: any) => p.id), [ids.alice]);
+    assert.deepEqual(
+      (await list('?email=alice@example.com')).results.map((p: any) => p.id),
+      [ids.alice],
+    );
     assert.equal((await list('?email=ALICE@example.com')).count, 0);
     assert.equal((await list('?email=alice')).count, 0);
   });
 
   test('search: email substring (case-insensitive), an exact distinct id, or the UUID', async () => {
-    assert.deepEqual((await list('?search=EXAMPLE.com')).results.map((p: any) => p.id), [ids.bob, ids.alice]);
-    assert.deepEqual((await list('?search=carol')).results.map((p: any) => p.id), [ids.carol]);
+    assert.deepEqual(
+      (await list('?search=EXAMPLE.com')).results.map((p: any) => p.id),
+      [ids.bob, ids.alice],
+    );
+    assert.deepEqual(
+      (await list('?search=carol')).results.map((p: any) => p.id),
+      [ids.carol],
+    );
     assert.equal((await list('?search=caro')).count, 0);
     const bob = await server.get(`${PERSONS}/${ids.bob}/`);
-    assert.deepEqual((await list(`?search=${bob.body.uuid.toUpperCase()}`)).results.map((p: any) => p.id), [ids.bob]);
+    assert.deepEqual(
+      (await list(`?search=${bob.body.uuid.toUpperCase()}`)).results.map((p: any) => p.id),
+      [ids.bob],
+    );
     assert.equal((await list('?search=%20%20')).count, 20);
   });
 
   test('filters combine with AND', async () => {
     const body = await list(`?search=example.com&properties=${jsonParam([{ key: 'plan', value: 'pro', type: 'person' }])}`);
-    assert.deepEqual(body.results.map((p: any) => p.id), [ids.bob]);
+    assert.deepEqual(
+      body.results.map((p: any) => p.id),
+      [ids.bob],
+    );
   });
 
   const operatorCases: [string, object, string[]][] = [
@@ -191,7 +227,10 @@ describe('persons API: list', () => {
     test(`properties: ${label}`, async () => {
       const body = await list(`?properties=${jsonParam([filter])}&limit=1000`);
       const found = body.results.map((p: any) => p.distinct_ids.find((id: string) => !id.startsWith('anon-')) ?? p.distinct_ids[0]);
-      assert.deepEqual(found.filter((id: string) => !id.startsWith('page-') && !id.startsWith('twin-') && id !== 'erin'), expected);
+      assert.deepEqual(
+        found.filter((id: string) => !id.startsWith('page-') && !id.startsWith('twin-') && id !== 'erin'),
+        expected,
+      );
     });
   }
 
@@ -199,13 +238,31 @@ describe('persons API: list', () => {
     const group = {
       type: 'OR',
       values: [
-        { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }, { key: 'age', value: 25, type: 'person' }] },
+        {
+          type: 'AND',
+          values: [
+            { key: 'plan', value: 'pro', type: 'person' },
+            { key: 'age', value: 25, type: 'person' },
+          ],
+        },
         { type: 'AND', values: [{ key: 'name', value: 'Carol', type: 'person' }] },
       ],
     };
-    assert.deepEqual((await list(`?properties=${jsonParam(group)}`)).results.map((p: any) => p.id), [ids.carol, ids.bob]);
-    const and = { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }, { key: 'age', value: 25, operator: 'is_not', type: 'person' }] };
-    assert.deepEqual((await list(`?properties=${jsonParam(and)}`)).results.map((p: any) => p.id), [ids[ANON]]);
+    assert.deepEqual(
+      (await list(`?properties=${jsonParam(group)}`)).results.map((p: any) => p.id),
+      [ids.carol, ids.bob],
+    );
+    const and = {
+      type: 'AND',
+      values: [
+        { key: 'plan', value: 'pro', type: 'person' },
+        { key: 'age', value: 25, operator: 'is_not', type: 'person' },
+      ],
+    };
+    assert.deepEqual(
+      (await list(`?properties=${jsonParam(and)}`)).results.map((p: any) => p.id),
+      [ids[ANON]],
+    );
   });
 
   test('properties: event filters do not apply to persons; an empty list filters nothing', async () => {
@@ -222,7 +279,7 @@ describe('persons API: list', () => {
     assert.deepEqual(cohort.body, validationError('Cohort 999 does not exist.', 'properties'));
   });
 
-  test('another project\'s persons never show', async () => {
+  test("another project's persons never show", async () => {
     const other = await server.get('/api/projects/1/persons/?distinct_id=alice');
     assert.equal(other.body.count, 1);
     const missing = await server.get('/api/projects/999/persons/');
@@ -239,18 +296,27 @@ describe('persons API: list', () => {
     assert.deepEqual(anonymous.body, ERRORS.notAuthenticated);
   });
 
-  test('filters see only a person\'s current properties; a filtered page past the end still counts', async () => {
+  test("filters see only a person's current properties; a filtered page past the end still counts", async () => {
     await sendBatch(server, [{ event: 'seen', distinct_id: 'page-12', timestamp: '2024-02-01T00:00:00Z', properties: { $set: { email: 'old@change.io' } } }]);
-    assert.deepEqual((await list('?search=change.io')).results.map((p: any) => p.id), [ids['page-12']]);
+    assert.deepEqual(
+      (await list('?search=change.io')).results.map((p: any) => p.id),
+      [ids['page-12']],
+    );
     await sendBatch(server, [{ event: 'seen', distinct_id: 'page-12', timestamp: '2024-02-02T00:00:00Z', properties: { $set: { email: 'new@change.io' } } }]);
     assert.equal((await list('?search=old@change')).count, 0);
     assert.equal((await list('?email=old@change.io')).count, 0);
-    assert.deepEqual((await list('?email=new@change.io')).results.map((p: any) => p.id), [ids['page-12']]);
+    assert.deepEqual(
+      (await list('?email=new@change.io')).results.map((p: any) => p.id),
+      [ids['page-12']],
+    );
     const beyond = await list(`?limit=1&offset=5&properties=${jsonParam([{ key: 'plan', value: 'pro', type: 'person' }])}`);
     assert.deepEqual(beyond.results, []);
     assert.equal(beyond.count, 2);
     const page = await list(`?limit=1&offset=1&properties=${jsonParam([{ key: 'plan', value: 'pro', type: 'person' }])}`);
-    assert.deepEqual(page.results.map((p: any) => p.id), [ids.bob]);
+    assert.deepEqual(
+      page.results.map((p: any) => p.id),
+      [ids.bob],
+    );
     assert.equal(page.count, 2);
   });
 

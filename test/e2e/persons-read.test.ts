@@ -44,7 +44,7 @@ describe('persons API: retrieve, values, cohorts, properties timeline', () => {
     assert.deepEqual(withoutSlash.body, listed);
   });
 
-  test('retrieve errors: a distinct id is 400 with PostHog\'s hint, unknown ids and other projects are 404', async () => {
+  test("retrieve errors: a distinct id is 400 with PostHog's hint, unknown ids and other projects are 404", async () => {
     for (const id of ['tl', '-1', '1.5', 'abc%20def']) {
       const response = await server.get(`${PERSONS}/${id}/`);
       assert.equal(response.status, 400, id);
@@ -91,11 +91,20 @@ describe('persons API: retrieve, values, cohorts, properties timeline', () => {
     await createCohort(server, { name: 'Free plan', ...definedBy({ key: 'plan', value: 'free', type: 'person', operator: 'exact' }) });
     const member = await server.get(`${PERSONS}/cohorts/?person_id=${person.uuid}`);
     assert.equal(member.status, 200);
-    assert.deepEqual(member.body.results.map((cohort: any) => [cohort.id, cohort.name, cohort.count]), [[pro.id, 'Pro plan', 2]]);
+    assert.deepEqual(
+      member.body.results.map((cohort: any) => [cohort.id, cohort.name, cohort.count]),
+      [[pro.id, 'Pro plan', 2]],
+    );
     const listed = await server.get(`${PERSONS}/?properties=${jsonParam([{ key: 'id', value: pro.id, type: 'cohort' }])}`);
-    assert.deepEqual(listed.body.results.map((p: any) => p.distinct_ids[0]), ['v1', 'tl']);
+    assert.deepEqual(
+      listed.body.results.map((p: any) => p.distinct_ids[0]),
+      ['v1', 'tl'],
+    );
     const outside = await server.get(`${PERSONS}/?properties=${jsonParam([{ key: 'id', value: pro.id, type: 'cohort', negation: true }])}`);
-    assert.deepEqual(outside.body.results.map((p: any) => p.distinct_ids[0]), ['v3', 'v2']);
+    assert.deepEqual(
+      outside.body.results.map((p: any) => p.distinct_ids[0]),
+      ['v3', 'v2'],
+    );
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/`)).body, validationError('This field is required.', 'person_id', 'required'));
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/?person_id=424242`)).body, ERRORS.notFound);
     assert.deepEqual((await server.get(`${PERSONS}/cohorts/?person_id=tl`)).body, badPersonId('tl'));
@@ -130,7 +139,10 @@ describe('persons API: retrieve, values, cohorts, properties timeline', () => {
     const person = await personOf(server, 'tl');
     const path = `${PERSONS}/${person.id}/properties_timeline/?date_from=2024-01-01&date_to=2024-01-05`;
     const all = await server.get(path);
-    assert.deepEqual(all.body.points.map((point: any) => [point.timestamp, point.relevant_event_count]), [['2024-01-01T10:00:00Z', 4]]);
+    assert.deepEqual(
+      all.body.points.map((point: any) => [point.timestamp, point.relevant_event_count]),
+      [['2024-01-01T10:00:00Z', 4]],
+    );
     assert.deepEqual(all.body.crucial_property_keys, []);
 
     const events = jsonParam([{ id: 'pageview', properties: [{ key: 'color', value: 'x', type: 'person' }] }]);
@@ -151,13 +163,24 @@ describe('persons API: retrieve, values, cohorts, properties timeline', () => {
   test('properties_timeline: a single-day range, date_from=all, and fractional times', async () => {
     const person = await personOf(server, 'tl');
     const day = await server.get(`${PERSONS}/${person.id}/properties_timeline/?date_from=2024-01-02&date_to=2024-01-02`);
-    assert.deepEqual(day.body.points.map((point: any) => point.timestamp), ['2024-01-02T10:00:00Z']);
+    assert.deepEqual(
+      day.body.points.map((point: any) => point.timestamp),
+      ['2024-01-02T10:00:00Z'],
+    );
     assert.equal(day.body.effective_date_to, '2024-01-02T23:59:59.999999+00:00');
-    const all = await server.get(`${PERSONS}/${person.id}/properties_timeline/?date_from=all&properties=${jsonParam([{ key: 'x', value: 1, type: 'person' }])}`);
+    const all = await server.get(
+      `${PERSONS}/${person.id}/properties_timeline/?date_from=all&properties=${jsonParam([{ key: 'x', value: 1, type: 'person' }])}`,
+    );
     assert.equal(all.body.effective_date_from, '2024-01-01T00:00:00+00:00');
-    assert.deepEqual(all.body.points.map((point: any) => point.relevant_event_count), [4]);
+    assert.deepEqual(
+      all.body.points.map((point: any) => point.relevant_event_count),
+      [4],
+    );
     const late = await server.get(`${PERSONS}/${person.id}/properties_timeline/?date_from=2024-01-04&date_to=2024-01-04`);
-    assert.deepEqual(late.body.points.map((point: any) => point.timestamp), ['2024-01-04T10:00:00.250000Z']);
+    assert.deepEqual(
+      late.body.points.map((point: any) => point.timestamp),
+      ['2024-01-04T10:00:00.250000Z'],
+    );
   });
 
   test('properties_timeline errors', async () => {

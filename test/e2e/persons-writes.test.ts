@@ -61,7 +61,10 @@ describe('persons API: writes and activity', () => {
     const retrieved = await server.get(`${PERSONS}/${alice.id}/`);
     assert.deepEqual(retrieved.body.properties, response.body.properties);
     const listed = await server.get(`${PERSONS}/?properties=${jsonParam([{ key: 'seats', value: 3, type: 'person' }])}`);
-    assert.deepEqual(listed.body.results.map((p: any) => p.id), [alice.id]);
+    assert.deepEqual(
+      listed.body.results.map((p: any) => p.id),
+      [alice.id],
+    );
   });
 
   test('PATCH and PUT by UUID; other fields are ignored', async () => {
@@ -176,11 +179,17 @@ describe('persons API: writes and activity', () => {
     const path = `${PERSONS}/${person.id}/split/`;
     const cases: [object, object][] = [
       [{ main_distinct_id: 'nope' }, validationError('"nope" is not a distinct id of this person.', 'main_distinct_id')],
-      [{ main_distinct_id: 'sdk-user', distinct_ids_to_split: ['sdk-anon'] }, validationError('Send either main_distinct_id or distinct_ids_to_split, not both.')],
+      [
+        { main_distinct_id: 'sdk-user', distinct_ids_to_split: ['sdk-anon'] },
+        validationError('Send either main_distinct_id or distinct_ids_to_split, not both.'),
+      ],
       [{ distinct_ids_to_split: [] }, validationError('Expected a non-empty list of distinct ids.', 'distinct_ids_to_split')],
       [{ distinct_ids_to_split: 'sdk-anon' }, validationError('Expected a non-empty list of distinct ids.', 'distinct_ids_to_split')],
       [{ distinct_ids_to_split: ['sdk-anon', 'x', 'y'] }, validationError('These distinct ids do not belong to this person: x, y.', 'distinct_ids_to_split')],
-      [{ distinct_ids_to_split: ['sdk-anon', 'sdk-user', 'sdk-alias'] }, validationError('A split must leave the person at least one distinct id.', 'distinct_ids_to_split')],
+      [
+        { distinct_ids_to_split: ['sdk-anon', 'sdk-user', 'sdk-alias'] },
+        validationError('A split must leave the person at least one distinct id.', 'distinct_ids_to_split'),
+      ],
     ];
     for (const [body, error] of cases) {
       const response = await server.post(path, body);
@@ -216,17 +225,12 @@ describe('persons API: writes and activity', () => {
     await sendBatch(server, [{ event: 'seen', distinct_id: 'w-mixed', properties: { $set: { later: 1 } } }]);
     const updated = await personOf(server, 'w-mixed');
     assert.equal(updated.id, person.id);
-    assert.deepEqual(
-      [updated.properties.plan, updated.properties.api, updated.properties.source, updated.properties.later],
-      ['pro', true, 'capture', 1],
-    );
+    assert.deepEqual([updated.properties.plan, updated.properties.api, updated.properties.source, updated.properties.later], ['pro', true, 'capture', 1]);
   });
 
   test('every write runs under the person lock: concurrent writes all land', async () => {
     const alice = await personOf(server, 'w-alice');
-    const writes = Array.from({ length: 20 }, (_, index) =>
-      server.post(`${PERSONS}/${alice.id}/update_property/`, { key: `k${index}`, value: index }),
-    );
+    const writes = Array.from({ length: 20 }, (_, index) => server.post(`${PERSONS}/${alice.id}/update_property/`, { key: `k${index}`, value: index }));
     const captures = Array.from({ length: 5 }, (_, index) =>
       sendBatch(server, [{ event: 'seen', distinct_id: 'w-alice', properties: { $set: { [`c${index}`]: index } } }]),
     );
@@ -264,27 +268,32 @@ describe('persons API: writes and activity', () => {
 
     const all = await server.get(`${PERSONS}/${alice.id}/activity/?limit=100`);
     const oldestFirst = [...all.body.results].reverse();
-    assert.deepEqual(oldestFirst.slice(0, 9).map((item: any) => item.activity), [
-      'updated', 'updated', 'updated', 'updated', 'updated', 'updated', 'delete_property', 'delete_property', 'delete_property',
-    ]);
+    assert.deepEqual(
+      oldestFirst.slice(0, 9).map((item: any) => item.activity),
+      ['updated', 'updated', 'updated', 'updated', 'updated', 'updated', 'delete_property', 'delete_property', 'delete_property'],
+    );
     assert.deepEqual(oldestFirst[0].detail.changes, [
       { type: 'Person', action: 'changed', field: 'properties', before: { plan: 'free' }, after: { plan: 'pro', seats: 3 } },
     ]);
-    assert.deepEqual(oldestFirst[6].detail.changes, [
-      { type: 'Person', action: 'changed', field: 'properties', before: { size: '10' }, after: {} },
-    ]);
+    assert.deepEqual(oldestFirst[6].detail.changes, [{ type: 'Person', action: 'changed', field: 'properties', before: { size: '10' }, after: {} }]);
     const second = await server.get(`${PERSONS}/${alice.id}/activity/?limit=3&page=2`);
     assert.equal(second.body.previous, `${server.url}${PERSONS}/${alice.id}/activity/?limit=3&page=1`);
     assert.deepEqual(second.body.results[0], all.body.results[3]);
   });
 
-  test('activity of splits and deletes; a deleted person\'s own activity is 404, the project-wide log keeps it', async () => {
+  test("activity of splits and deletes; a deleted person's own activity is 404, the project-wide log keeps it", async () => {
     const split = await personOf(server, 'w-split-a');
     const splitLog = await server.get(`${PERSONS}/${split.id}/activity/`);
     assert.equal(splitLog.body.total_count, 1);
     assert.equal(splitLog.body.results[0].activity, 'split_person');
     assert.deepEqual(splitLog.body.results[0].detail.changes, [
-      { type: 'Person', action: 'split', field: null, before: null, after: { distinct_ids: ['w-split-a', 'w-split-b', 'w-split-c'], distinct_ids_to_split: ['w-split-b', 'w-split-c'] } },
+      {
+        type: 'Person',
+        action: 'split',
+        field: null,
+        before: null,
+        after: { distinct_ids: ['w-split-a', 'w-split-b', 'w-split-c'], distinct_ids_to_split: ['w-split-b', 'w-split-c'] },
+      },
     ]);
     const all = await server.get(`${PERSONS}/activity/?limit=1000`);
     const deleted = all.body.results.find((entry: any) => entry.activity === 'deleted');

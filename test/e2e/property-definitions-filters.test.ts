@@ -6,19 +6,7 @@ import { ERRORS, type TallyServer } from '../support/tally.js';
 const BASE = '/api/projects/1/property_definitions/';
 
 /** Event properties of project 1 as listed by default ($ip is added by capture; distinct_id is always left out). */
-const EVENT_PROPERTIES = [
-  '$browser',
-  '$current_url',
-  '$ip',
-  '$lib',
-  'build',
-  'custom_thing',
-  'gclid',
-  'plan',
-  'revenue',
-  'source',
-  'utm_source',
-];
+const EVENT_PROPERTIES = ['$browser', '$current_url', '$ip', '$lib', 'build', 'custom_thing', 'gclid', 'plan', 'revenue', 'source', 'utm_source'];
 /** What exclude_core_properties leaves: no `$` names and none of PostHog's other core event properties. */
 const OWN_EVENT_PROPERTIES = ['custom_thing', 'plan'];
 
@@ -118,7 +106,10 @@ describe('property definitions: core, hidden and verified', () => {
   test('exclude_hidden drops hidden definitions', async () => {
     assert.equal((await patch('revenue', { hidden: true })).status, 200);
     try {
-      assert.deepEqual(names(await list('?exclude_hidden=true')), EVENT_PROPERTIES.filter((name) => name !== 'revenue'));
+      assert.deepEqual(
+        names(await list('?exclude_hidden=true')),
+        EVENT_PROPERTIES.filter((name) => name !== 'revenue'),
+      );
       assert.deepEqual(names(await list('?exclude_hidden=0')), EVENT_PROPERTIES);
       assert.deepEqual(names(await list('?exclude_hidden=1&exclude_core_properties=1')), OWN_EVENT_PROPERTIES);
       assert.equal((await patch('plan', { hidden: true })).status, 200);

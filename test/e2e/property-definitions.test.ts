@@ -6,19 +6,7 @@ import { ERRORS, type TallyServer } from '../support/tally.js';
 const BASE = '/api/projects/1/property_definitions/';
 
 /** Event properties of project 1 as listed (PostHog hides distinct_id); $ip is added by capture. */
-const EVENT_PROPERTIES = [
-  '$feature/beta',
-  '$ip',
-  '$lib',
-  'currency',
-  'is_gift',
-  'meta',
-  'paid_at',
-  'plan',
-  'price',
-  'referrer_count',
-  'utm_source',
-];
+const EVENT_PROPERTIES = ['$feature/beta', '$ip', '$lib', 'currency', 'is_gift', 'meta', 'paid_at', 'plan', 'price', 'referrer_count', 'utm_source'];
 
 describe('property definitions API', () => {
   let server: TallyServer;
@@ -56,9 +44,7 @@ describe('property definitions API', () => {
     await capture(server, token, [
       { event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { seats: 5, company_name: 'Acme' } } },
     ]);
-    await capture(server, token, [
-      { event: '$groupidentify', properties: { $group_type: 'team', $group_key: 'core', $group_set: { size: 3 } } },
-    ]);
+    await capture(server, token, [{ event: '$groupidentify', properties: { $group_type: 'team', $group_key: 'core', $group_set: { size: 3 } } }]);
     await capture(server, started.secondProject.api_token, [{ event: 'other', properties: { secret_prop: 1 } }]);
   });
   after(() => server.dispose());
@@ -212,7 +198,7 @@ describe('property definitions API', () => {
     assert.deepEqual(types(await list('?properties=price,meta,is_gift')), { is_gift: 'Boolean', meta: 'String', price: 'Numeric' });
   });
 
-  test('retrieve by id; unknown, non-UUID or another project\'s id is 404', async () => {
+  test("retrieve by id; unknown, non-UUID or another project's id is 404", async () => {
     const plan = (await list('?properties=plan')).results[0];
     const response = await server.get(`${BASE}${plan.id}/`);
     assert.equal(response.status, 200);

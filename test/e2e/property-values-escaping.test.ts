@@ -132,9 +132,7 @@ describe('property values with escaped characters', () => {
     ]);
     assert.deepEqual((await server.get(`${PERSONS}/values/?key=pv&value=${encodeURIComponent('"B')}`)).body, [{ name: 'a"b', count: 1 }]);
     assert.deepEqual((await server.get(`${PERSONS}/values/?key=pv&value=${encodeURIComponent('\\')}`)).body, [{ name: 'a\\b', count: 1 }]);
-    assert.deepEqual((await server.get(`${PERSONS}/values/?key=pv&value=${encodeURIComponent('\n')}`)).body, [
-      { name: 'line1\nline2', count: 1 },
-    ]);
+    assert.deepEqual((await server.get(`${PERSONS}/values/?key=pv&value=${encodeURIComponent('\n')}`)).body, [{ name: 'line1\nline2', count: 1 }]);
   });
 
   test('breakdowns label the decoded text, and their persons urls find the persons', async () => {
@@ -157,7 +155,12 @@ describe('property values with escaped characters', () => {
         ],
         JSON.stringify(breakdown),
       );
-      for (const [value, people] of [['a"b', ['d1']], ['a\\b', ['d2']], ['café 😀', ['d3']], ['line1\nline2', ['d4']]] as const) {
+      for (const [value, people] of [
+        ['a"b', ['d1']],
+        ['a\\b', ['d2']],
+        ['café 😀', ['d3']],
+        ['line1\nline2', ['d4']],
+      ] as const) {
         const item = items.find((candidate) => candidate.breakdown_value === value);
         assert.deepEqual(sortedPeopleIds(await server.get(`/${item.persons_urls[0].url}`)), people, value);
       }

@@ -28,7 +28,11 @@ function ev(event: string, distinctId: string, timestamp: string, properties: Re
 const WATCHED = [{ kind: 'EventsNode', event: 'watched' }];
 const JANUARY = { date_from: '2020-01-01', date_to: '2020-01-07' };
 const trends = (fields: Record<string, unknown> = {}) => ({ kind: 'TrendsQuery', series: WATCHED, dateRange: JANUARY, ...fields });
-const FUNNEL = { kind: 'FunnelsQuery', series: ['sign up', 'view', 'pay'].map((event) => ({ kind: 'EventsNode', event })), dateRange: { date_from: '2021-05-01', date_to: '2021-05-31' } };
+const FUNNEL = {
+  kind: 'FunnelsQuery',
+  series: ['sign up', 'view', 'pay'].map((event) => ({ kind: 'EventsNode', event })),
+  dateRange: { date_from: '2021-05-01', date_to: '2021-05-31' },
+};
 const FUNNEL_LEGACY = {
   events: [
     { id: 'sign up', type: 'events', order: 0 },
@@ -140,13 +144,17 @@ describe('query API: ActorsQuery', () => {
   });
   after(() => server.dispose());
 
-  test('trends: the actors of a day bucket are the legacy persons URL\'s, their number or events the data point', async () => {
+  test("trends: the actors of a day bucket are the legacy persons URL's, their number or events the data point", async () => {
     const legacyTrend = await server.get(`/api/projects/1/insights/trend/?${actorQuery({ events: [{ id: 'watched', order: 0 }], ...JANUARY })}`);
     assert.equal(legacyTrend.status, 200, legacyTrend.text);
     const [item] = legacyTrend.body.result;
     assert.deepEqual(item.data, [6, 2, 1, 0, 0, 0, 0]);
     for (const [index, day] of ['2020-01-01', '2020-01-02', '2020-01-03', '2020-01-04'].entries()) {
-      const body = await answer({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trends(), day }, select: ['person', 'event_count', 'event_distinct_ids'] });
+      const body = await answer({
+        kind: 'ActorsQuery',
+        source: { kind: 'InsightActorsQuery', source: trends(), day },
+        select: ['person', 'event_count', 'event_distinct_ids'],
+      });
       const fromLegacy = await legacy(item.persons_urls[index].url);
       assert.deepEqual(
         body.results.map((row: unknown[]) => row[0]),
@@ -158,7 +166,11 @@ describe('query API: ActorsQuery', () => {
       );
       assert.deepEqual(body.types, ['UUID', 'UInt64', 'Array(String)']);
     }
-    const first = await answer({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trends(), day: '2020-01-01' }, select: ['event_count', 'event_distinct_ids'] });
+    const first = await answer({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', source: trends(), day: '2020-01-01' },
+      select: ['event_count', 'event_distinct_ids'],
+    });
     assert.deepEqual(first.results, [
       [3, ['t1']],
       [2, ['t3']],
@@ -232,7 +244,11 @@ describe('query API: ActorsQuery', () => {
       if (funnelStep > 0) assert.equal(found.length, steps.results[funnelStep - 1].count);
       else assert.equal(found.length, steps.results[-funnelStep - 2].count - steps.results[-funnelStep - 1].count);
     }
-    const matched = await answer({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: 3, includeRecordings: true }, select: ['id', 'matched_recordings'] });
+    const matched = await answer({
+      kind: 'ActorsQuery',
+      source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: 3, includeRecordings: true },
+      select: ['id', 'matched_recordings'],
+    });
     assert.equal(matched.results.length, 1);
     assert.deepEqual(matched.results[0][1], []);
 
@@ -258,7 +274,12 @@ describe('query API: ActorsQuery', () => {
     const view = rows.results.events.find((row: { event: { event: string } }) => row.event.event === 'view');
     assert.equal(view.success_count, 1);
     assert.equal(view.failure_count, 1);
-    const legacyFunnel = { events: [FUNNEL_LEGACY.events[0], { id: 'pay', type: 'events', order: 1 }], date_from: '2021-05-01', date_to: '2021-05-31', funnel_correlation_type: 'events' };
+    const legacyFunnel = {
+      events: [FUNNEL_LEGACY.events[0], { id: 'pay', type: 'events', order: 1 }],
+      date_from: '2021-05-01',
+      date_to: '2021-05-31',
+      funnel_correlation_type: 'events',
+    };
     for (const [converted, expected] of [
       [true, ['f1']],
       [false, ['f2']],
@@ -277,7 +298,11 @@ describe('query API: ActorsQuery', () => {
         ),
       );
     }
-    const both = await persons({ kind: 'FunnelCorrelationActorsQuery', source: correlation, funnelCorrelationPersonEntity: { kind: 'EventsNode', event: 'view' } });
+    const both = await persons({
+      kind: 'FunnelCorrelationActorsQuery',
+      source: correlation,
+      funnelCorrelationPersonEntity: { kind: 'EventsNode', event: 'view' },
+    });
     assert.deepEqual(firstIds(both), ['f2', 'f1']);
   });
 
@@ -295,14 +320,22 @@ describe('query API: ActorsQuery', () => {
     assert.deepEqual(firstIds(await persons({ kind: 'StickinessActorsQuery', source: STICKINESS, day: 1, operator: 'gte' })), ['t4', 't3', 't2', 't1']);
     assert.deepEqual(firstIds(await persons({ kind: 'StickinessActorsQuery', source: STICKINESS, day: 2, operator: 'lte' })), ['t4', 't3', 't2', 't1']);
     assert.deepEqual(firstIds(await persons({ kind: 'StickinessActorsQuery', source: STICKINESS, day: 2, operator: 'gte' })), ['t2', 't1']);
-    const paged = await answer({ kind: 'ActorsQuery', source: { kind: 'StickinessActorsQuery', source: STICKINESS, day: 1, operator: 'gte' }, limit: 3, offset: 1, select: ['id'] });
+    const paged = await answer({
+      kind: 'ActorsQuery',
+      source: { kind: 'StickinessActorsQuery', source: STICKINESS, day: 1, operator: 'gte' },
+      limit: 3,
+      offset: 1,
+      select: ['id'],
+    });
     assert.equal(paged.results.length, 3);
     assert.equal(paged.hasMore, false);
   });
 
   test('lifecycle: the actors of a status on a day, as /persons/lifecycle/', async () => {
     const lifecycle = await answer(LIFECYCLE);
-    const byStatus: Record<string, number[]> = Object.fromEntries(lifecycle.results.map((item: { status: string; data: number[] }) => [item.status, item.data]));
+    const byStatus: Record<string, number[]> = Object.fromEntries(
+      lifecycle.results.map((item: { status: string; data: number[] }) => [item.status, item.data]),
+    );
     assert.deepEqual(byStatus, { new: [1, 0, 1, 0], returning: [0, 1, 0, 0], resurrecting: [0, 1, 0, 1], dormant: [0, 0, -2, -1] });
     const days = ['2020-02-01', '2020-02-02', '2020-02-03', '2020-02-04'];
     const expected: Record<string, string[][]> = {
@@ -318,7 +351,9 @@ describe('query API: ActorsQuery', () => {
         assert.equal(found.length, Math.abs((byStatus as Record<string, number[]>)[status]![index]!));
         assert.deepEqual(
           found,
-          await legacy(`/api/projects/1/persons/lifecycle/?${actorQuery({ events: [{ id: 'play', order: 0 }], date_from: '2020-02-01', date_to: '2020-02-04', target_date: day, lifecycle_type: status })}`),
+          await legacy(
+            `/api/projects/1/persons/lifecycle/?${actorQuery({ events: [{ id: 'play', order: 0 }], date_from: '2020-02-01', date_to: '2020-02-04', target_date: day, lifecycle_type: status })}`,
+          ),
         );
       }
     }
@@ -343,12 +378,28 @@ describe('query API: ActorsQuery', () => {
       date_to: '2020-03-04',
     };
     const cohorts: Array<[number, Array<[string, number[]]>]> = [
-      [0, [['r1', [0, 1, 3]], ['r2', [0, 2]]]],
-      [1, [['r1', [0, 2]], ['r3', [0]]]],
+      [
+        0,
+        [
+          ['r1', [0, 1, 3]],
+          ['r2', [0, 2]],
+        ],
+      ],
+      [
+        1,
+        [
+          ['r1', [0, 2]],
+          ['r3', [0]],
+        ],
+      ],
       [2, [['r2', [0]]]],
     ];
     for (const [interval, expected] of cohorts) {
-      const body = await answer({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: RETENTION, interval }, select: ['person', 'appearances'] });
+      const body = await answer({
+        kind: 'ActorsQuery',
+        source: { kind: 'InsightActorsQuery', source: RETENTION, interval },
+        select: ['person', 'appearances'],
+      });
       assert.deepEqual(
         body.results.map((row: [Person, number[]]) => [row[0].distinct_ids[0], row[1]]),
         expected,
@@ -418,7 +469,7 @@ describe('query API: ActorsQuery', () => {
     assert.equal(firstPage.hasMore, true);
   });
 
-  test('without a source: the project\'s persons, newest first, with search and properties', async () => {
+  test("without a source: the project's persons, newest first, with search and properties", async () => {
     const list = await server.get('/api/projects/1/persons/?limit=100');
     const everyone = await answer({ kind: 'ActorsQuery', select: ['person', 'id', 'created_at'] });
     assert.deepEqual(
@@ -432,7 +483,9 @@ describe('query API: ActorsQuery', () => {
     assert.equal(page.hasMore, true);
     assert.deepEqual(firstIds(await persons(undefined, { search: 'ADA' })), ['t1']);
     assert.deepEqual(firstIds(await persons(undefined, { search: 'f2' })), ['f2']);
-    assert.deepEqual(firstIds(await persons(undefined, { properties: [{ key: 'email', value: 'bob@example.com', operator: 'exact', type: 'person' }] })), ['t2']);
+    assert.deepEqual(firstIds(await persons(undefined, { properties: [{ key: 'email', value: 'bob@example.com', operator: 'exact', type: 'person' }] })), [
+      't2',
+    ]);
     assert.deepEqual(firstIds(await persons(undefined, { fixedProperties: [{ key: 'email', operator: 'is_set', type: 'person' }] })), ['t2', 't1']);
     // With a source, search and properties narrow its actors.
     const source = { kind: 'InsightActorsQuery', source: trends(), day: '2020-01-01' };
@@ -440,7 +493,7 @@ describe('query API: ActorsQuery', () => {
     assert.deepEqual(firstIds(await persons(source, { properties: [{ key: 'email', operator: 'is_set', type: 'person' }] })), ['t1', 't2']);
   });
 
-  test('another project\'s persons never appear', async () => {
+  test("another project's persons never appear", async () => {
     const found = await persons({ kind: 'InsightActorsQuery', source: trends(), day: '2020-01-01' });
     assert.deepEqual(firstIds(found), ['t1', 't3', 't2']);
     const step = await persons({ kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: 1 });
@@ -467,7 +520,10 @@ describe('query API: ActorsQuery', () => {
       insightAlone.results.map((row: [Person]) => row[0].distinct_ids[0]),
       ['l2', 'l1'],
     );
-    await refused({ kind: 'DataTableNode', source: { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: 0 } } }, 'query.source.source.funnelStep');
+    await refused(
+      { kind: 'DataTableNode', source: { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: 0 } } },
+      'query.source.source.funnelStep',
+    );
   });
 
   test('scopes: query:read or insight:read', async () => {
@@ -487,7 +543,11 @@ describe('query API: ActorsQuery', () => {
     await refused({ kind: 'ActorsQuery', source: trendsSource, offset: -1 }, 'query.offset');
     await refused({ kind: 'ActorsQuery', source: trendsSource, limit: 0 }, 'query.limit');
     await refused({ kind: 'ActorsQuery', properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] }, 'query.properties.0.type');
-    await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trends() } }, 'query.source.day', 'A trends actors query needs the day of the data point.');
+    await refused(
+      { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trends() } },
+      'query.source.day',
+      'A trends actors query needs the day of the data point.',
+    );
     await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trends(), day: 'someday' } }, 'query.source.day');
     await refused({ kind: 'ActorsQuery', source: { ...trendsSource, series: 1 } }, 'query.source.series');
     await refused(
@@ -499,13 +559,25 @@ describe('query API: ActorsQuery', () => {
     await refused({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: 4 } }, 'query.source.funnelStep');
     await refused({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL } }, 'query.source.funnelStep');
     await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: LIFECYCLE, day: '2020-02-01' } }, 'query.source.status');
-    await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: LIFECYCLE, day: '2020-02-01', status: 'zombie' } }, 'query.source.status');
+    await refused(
+      { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: LIFECYCLE, day: '2020-02-01', status: 'zombie' } },
+      'query.source.status',
+    );
     await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: LIFECYCLE, status: 'new' } }, 'query.source.day');
     await refused({ kind: 'ActorsQuery', source: { kind: 'StickinessActorsQuery', source: STICKINESS } }, 'query.source.day');
     await refused({ kind: 'ActorsQuery', source: { kind: 'StickinessActorsQuery', source: STICKINESS, day: 1, operator: 'more' } }, 'query.source.operator');
     await refused({ kind: 'ActorsQuery', source: { kind: 'StickinessActorsQuery', source: LIFECYCLE, day: 1 } }, 'query.source.source.kind');
     await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: RETENTION, interval: 4 } }, 'query.source.interval');
-    await refused({ kind: 'ActorsQuery', source: { kind: 'FunnelCorrelationActorsQuery', source: { kind: 'FunnelCorrelationQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL }, funnelCorrelationType: 'events' } } }, 'query.source.funnelCorrelationPersonEntity');
+    await refused(
+      {
+        kind: 'ActorsQuery',
+        source: {
+          kind: 'FunnelCorrelationActorsQuery',
+          source: { kind: 'FunnelCorrelationQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL }, funnelCorrelationType: 'events' },
+        },
+      },
+      'query.source.funnelCorrelationPersonEntity',
+    );
     await refused({ kind: 'ActorsQuery', source: { kind: 'EventsQuery' } }, 'query.source.kind');
     await refused({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery' } }, 'query.source.source');
     await refused({ kind: 'InsightActorsQuery', source: trends() }, 'query.day');

@@ -33,7 +33,9 @@ describe('query API: EventsQuery', () => {
     adaUuid = persons.results[0].uuid;
     const action = await server.bodyOf('POST', '/api/projects/1/actions/', 201, { body: { name: 'Signed up', steps: [{ event: 'signed up' }] } });
     actionId = action.id;
-    const foreignAction = await server.bodyOf('POST', `/api/projects/${foreignId}/actions/`, 201, { body: { name: 'Foreign', steps: [{ event: 'foreign_secret' }] } });
+    const foreignAction = await server.bodyOf('POST', `/api/projects/${foreignId}/actions/`, 201, {
+      body: { name: 'Foreign', steps: [{ event: 'foreign_secret' }] },
+    });
     foreignActionId = foreignAction.id;
   });
   after(() => server.dispose());
@@ -129,10 +131,7 @@ describe('query API: EventsQuery', () => {
     const first = await events(server, { select: ['event', 'timestamp'], limit: 2 });
     const second = await events(server, { select: ['event', 'timestamp'], limit: 2, offset: 2 });
     const third = await events(server, { select: ['event', 'timestamp'], limit: 2, offset: 4 });
-    assert.deepEqual(
-      [first.body.hasMore, second.body.hasMore, third.body.hasMore, third.body.offset],
-      [true, true, false, 4],
-    );
+    assert.deepEqual([first.body.hasMore, second.body.hasMore, third.body.hasMore, third.body.offset], [true, true, false, 4]);
     assert.deepEqual(
       [...first.body.results, ...second.body.results, ...third.body.results].map((row: string[]) => row[0]),
       ['recent', '$identify', 'signed up', '$pageview', '$pageview'],
@@ -167,7 +166,7 @@ describe('query API: EventsQuery', () => {
     assert.equal((await events(server, { select: ['event'], personId: 'not-a-person' })).body.attr, 'query.personId');
   });
 
-  test('isolation: another project\'s events never appear; its action is unknown here', async () => {
+  test("isolation: another project's events never appear; its action is unknown here", async () => {
     const all = await events(server, { select: ['*', 'person', 'properties.marker'], limit: 1000 });
     assert.ok(!all.text.includes('FOREIGN_MARKER') && !all.text.includes('foreign_secret'), all.text);
     assert.deepEqual((await events(server, { select: ['count()'], event: 'foreign_secret' })).body.results, [[0]]);
@@ -178,7 +177,7 @@ describe('query API: EventsQuery', () => {
     assert.deepEqual(there.body.results, [[3]]);
   });
 
-  test('in a DataTableNode, as PostHog\'s events table sends it', async () => {
+  test("in a DataTableNode, as PostHog's events table sends it", async () => {
     const { body } = await runQuery(server, {
       kind: 'DataTableNode',
       source: { kind: 'EventsQuery', select: ['*', 'event', 'person', 'timestamp'], after: 'all', orderBy: ['timestamp DESC'], limit: 1 },

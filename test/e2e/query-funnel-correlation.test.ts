@@ -29,7 +29,13 @@ function correlation(funnel: Record<string, unknown>, fields: Record<string, unk
   return { kind: 'FunnelCorrelationQuery', source: { kind: 'FunnelsActorsQuery', source: funnel }, funnelCorrelationType: 'events', ...fields };
 }
 
-type Row = { event: { event: string; properties: object; elements: unknown[] }; success_count: number; failure_count: number; odds_ratio: number; correlation_type: string };
+type Row = {
+  event: { event: string; properties: object; elements: unknown[] };
+  success_count: number;
+  failure_count: number;
+  odds_ratio: number;
+  correlation_type: string;
+};
 
 /** The rows without their odds ratios. */
 function summary(rows: Row[]) {
@@ -38,7 +44,8 @@ function summary(rows: Row[]) {
 
 function assertRatios(rows: Row[], expected: number[]) {
   assert.equal(rows.length, expected.length);
-  for (const [index, row] of rows.entries()) assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`);
+  for (const [index, row] of rows.entries())
+    assert.ok(Math.abs(row.odds_ratio - expected[index]!) < 1e-9, `${row.event.event}: ${row.odds_ratio} ≠ ${expected[index]}`);
 }
 
 /** The legacy answer without what only it has (its persons URLs). */
@@ -161,7 +168,10 @@ describe('query API: FunnelCorrelationQuery', () => {
 
   test("test_action_events_are_excluded_from_correlations: an action step's events are left out by name", async () => {
     const action = async (name: string) => {
-      const response = await server.post('/api/projects/1/actions/', { name, steps: [{ event: name, properties: [{ key: 'key', value: ['val'], type: 'event', operator: 'exact' }] }] });
+      const response = await server.post('/api/projects/1/actions/', {
+        name,
+        steps: [{ event: name, properties: [{ key: 'key', value: ['val'], type: 'event', operator: 'exact' }] }],
+      });
       assert.equal(response.status, 201, response.text);
       return response.body.id as number;
     };
@@ -195,7 +205,13 @@ describe('query API: FunnelCorrelationQuery', () => {
       ['$browser::Negative', 1, 10, 'failure'],
     ]);
     assertRatios(result.events, [121 / 4, 4 / 121]);
-    const all = await rows(correlation(funnelIn('05'), { funnelCorrelationType: 'properties', funnelCorrelationNames: ['$all'], funnelCorrelationExcludeNames: ['$creator_event_uuid'] }));
+    const all = await rows(
+      correlation(funnelIn('05'), {
+        funnelCorrelationType: 'properties',
+        funnelCorrelationNames: ['$all'],
+        funnelCorrelationExcludeNames: ['$creator_event_uuid'],
+      }),
+    );
     assert.deepEqual(summary(all.events), [
       ['$browser::Positive', 15, 1, 'success'],
       ['$nice::not', 10, 0, 'success'],
@@ -229,7 +245,7 @@ describe('query API: FunnelCorrelationQuery', () => {
     assert.deepEqual(await rows(correlation(funnelIn('01', { dateRange: { date_from: '2019-01-01', date_to: '2019-01-02' } }))), { events: [], skewed: true });
   });
 
-  test('EQUIVALENCE: the same questions give /insights/funnel/correlation/\'s rows', async () => {
+  test("EQUIVALENCE: the same questions give /insights/funnel/correlation/'s rows", async () => {
     const legacyFunnel = (month: string, extra: Record<string, unknown> = {}) => ({
       insight: 'FUNNELS',
       events: [
@@ -259,8 +275,16 @@ describe('query API: FunnelCorrelationQuery', () => {
         }),
       ],
       [
-        correlation(funnelIn('05'), { funnelCorrelationType: 'properties', funnelCorrelationNames: ['$browser', '$nice'], funnelCorrelationExcludeNames: ['$browser'] }),
-        legacyFunnel('05', { funnel_correlation_type: 'properties', funnel_correlation_names: ['$browser', '$nice'], funnel_correlation_exclude_names: ['$browser'] }),
+        correlation(funnelIn('05'), {
+          funnelCorrelationType: 'properties',
+          funnelCorrelationNames: ['$browser', '$nice'],
+          funnelCorrelationExcludeNames: ['$browser'],
+        }),
+        legacyFunnel('05', {
+          funnel_correlation_type: 'properties',
+          funnel_correlation_names: ['$browser', '$nice'],
+          funnel_correlation_exclude_names: ['$browser'],
+        }),
       ],
       [
         correlation(funnelIn('07'), {
@@ -357,7 +381,10 @@ describe('query API: FunnelCorrelationQuery', () => {
 
   test("project isolation: another project's rows are its own; its actions are 400s; a key of one project is refused elsewhere", async () => {
     // Project 1's January has failures; the foreign project's only a success: no rows there.
-    assert.deepEqual(await rows(correlation(funnelIn('01'))).then((result) => result.events.map((row) => row.event.event)), ['positively_related', 'negatively_related']);
+    assert.deepEqual(await rows(correlation(funnelIn('01'))).then((result) => result.events.map((row) => row.event.event)), [
+      'positively_related',
+      'negatively_related',
+    ]);
     const theirs = await runQuery(server, correlation(funnelIn('01')), { project: foreign.id });
     assert.equal(theirs.status, 200, theirs.text);
     assert.deepEqual(theirs.body.results, { events: [], skewed: true });

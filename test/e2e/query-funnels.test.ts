@@ -52,7 +52,10 @@ describe('query API: FunnelsQuery', () => {
     const started = await startQueryServer(['query:read', 'insight:read', 'person:read', 'query:read@1']);
     ({ server, keys, foreign } = started);
     const action = async (name: string, label: string, project = 1) => {
-      const created = await server.post(`/api/projects/${project}/actions/`, { name, steps: [{ event: '$autocapture', properties: [{ key: 'label', value: label, type: 'event' }] }] });
+      const created = await server.post(`/api/projects/${project}/actions/`, {
+        name,
+        steps: [{ event: '$autocapture', properties: [{ key: 'label', value: label, type: 'event' }] }],
+      });
       assert.equal(created.status, 201, created.text);
       return created.body.id as number;
     };
@@ -61,7 +64,8 @@ describe('query API: FunnelsQuery', () => {
     const pay = (id: string, time: string, properties: Record<string, unknown> = {}) => ev('$autocapture', id, time, { label: 'pay', ...properties });
     const movie = (id: string, time: string) => ev('$autocapture', id, time, { label: 'movie' });
     const signup = (id: string, time: string, properties: Record<string, unknown> = {}) => ev('user signed up', id, time, properties);
-    const journey = (id: string, steps: Array<[string, string]>, properties: Record<string, unknown> = {}) => steps.map(([event, time]) => ev(event, id, time, properties));
+    const journey = (id: string, steps: Array<[string, string]>, properties: Record<string, unknown> = {}) =>
+      steps.map(([event, time]) => ev(event, id, time, properties));
 
     const batch: CapturedEvent[] = [
       // test_funnel_events (February 2020): actions as steps; two distinct ids of one person.
@@ -104,15 +108,48 @@ describe('query API: FunnelsQuery', () => {
       signup('stopped_after_signup1', '2020-06-01T11:00:00'),
       signup('stopped_after_signup2', '2020-06-01T10:00:00'),
       // test_month_interval (funnel trends, 2020): one complete run in May.
-      ...journey('trend_month', [['step one', '2020-05-01T00:00:00'], ['step two', '2020-05-01T01:00:00'], ['step three', '2020-05-01T02:00:00']]),
+      ...journey('trend_month', [
+        ['step one', '2020-05-01T00:00:00'],
+        ['step two', '2020-05-01T01:00:00'],
+        ['step three', '2020-05-01T02:00:00'],
+      ]),
       // test_funnel_step_breakdown_event_with_string_only_breakdown (January 2020); the first person is in a cohort.
       ...journey('person1', [['sign up', '2020-01-01T12:00:00']], { key: 'val', $browser: 'Chrome', $set: { key: 'value' } }),
-      ...journey('person1', [['play movie', '2020-01-01T13:00:00'], ['buy', '2020-01-01T15:00:00']], { key: 'val', $browser: 'Chrome' }),
-      ...journey('person2', [['sign up', '2020-01-02T14:00:00'], ['play movie', '2020-01-02T16:00:00']], { key: 'val', $browser: 'Safari' }),
+      ...journey(
+        'person1',
+        [
+          ['play movie', '2020-01-01T13:00:00'],
+          ['buy', '2020-01-01T15:00:00'],
+        ],
+        { key: 'val', $browser: 'Chrome' },
+      ),
+      ...journey(
+        'person2',
+        [
+          ['sign up', '2020-01-02T14:00:00'],
+          ['play movie', '2020-01-02T16:00:00'],
+        ],
+        { key: 'val', $browser: 'Safari' },
+      ),
       ...journey('person3', [['sign up', '2020-01-02T14:00:00']], { key: 'val', $browser: 'Safari' }),
       // test_funnel_step_multi_property_breakdown_event, in February 2022.
-      ...journey('multi1', [['sign up', '2022-02-01T12:00:00'], ['play movie', '2022-02-01T13:00:00'], ['buy', '2022-02-01T15:00:00']], { $browser: 'Chrome', $browser_version: 95 }),
-      ...journey('multi2', [['sign up', '2022-02-02T14:00:00'], ['play movie', '2022-02-02T16:00:00']], { $browser: 'Safari', $browser_version: 15 }),
+      ...journey(
+        'multi1',
+        [
+          ['sign up', '2022-02-01T12:00:00'],
+          ['play movie', '2022-02-01T13:00:00'],
+          ['buy', '2022-02-01T15:00:00'],
+        ],
+        { $browser: 'Chrome', $browser_version: 95 },
+      ),
+      ...journey(
+        'multi2',
+        [
+          ['sign up', '2022-02-02T14:00:00'],
+          ['play movie', '2022-02-02T16:00:00'],
+        ],
+        { $browser: 'Safari', $browser_version: 15 },
+      ),
       ...journey('multi3', [['sign up', '2022-02-02T14:00:00']], { $browser: 'Safari', $browser_version: 14 }),
       // Step attribution (March 2022): the value of the attributed step's event.
       ev('sign up', 'attr1', '2022-03-01T12:00:00', { $browser: 'Chrome' }),
@@ -162,26 +199,80 @@ describe('query API: FunnelsQuery', () => {
     // Time to convert (test_funnel_time_to_convert.py): ordered in June 2021, unordered in July, strict in August.
     const steps3 = (id: string, list: Array<[string, string]>) => journey(id, list);
     batch.push(
-      ...steps3('user a', [['step one', '2021-06-08T18:00:00'], ['step two', '2021-06-08T19:00:00'], ['step three', '2021-06-08T21:00:00']]),
-      ...steps3('user b', [['step one', '2021-06-09T13:00:00'], ['step two', '2021-06-09T13:37:00']]),
-      ...steps3('user c', [['step one', '2021-06-11T07:00:00'], ['step two', '2021-06-12T06:00:00']]),
-      ...steps3('unordered a', [['step three', '2021-07-08T18:00:00'], ['step one', '2021-07-08T19:00:00'], ['step two', '2021-07-08T21:00:00']]),
-      ...steps3('unordered b', [['step one', '2021-07-09T13:00:00'], ['step two', '2021-07-09T13:37:00']]),
-      ...steps3('unordered c', [['step two', '2021-07-11T07:00:00'], ['step one', '2021-07-12T06:00:00']]),
-      ...steps3('strict a', [['step one', '2021-08-08T18:00:00'], ['step two', '2021-08-08T19:00:00'], ['step three', '2021-08-08T21:00:00']]),
-      ...steps3('strict b', [['step one', '2021-08-09T13:00:00'], ['step two', '2021-08-09T13:37:00'], ['blah', '2021-08-09T13:38:00'], ['step three', '2021-08-09T13:39:00']]),
-      ...steps3('strict c', [['step one', '2021-08-11T07:00:00'], ['step two', '2021-08-12T06:00:00']]),
-      ...steps3('strict d', [['step one', '2021-08-11T07:00:00'], ['blah', '2021-08-12T07:00:00'], ['step two', '2021-08-12T09:00:00']]),
+      ...steps3('user a', [
+        ['step one', '2021-06-08T18:00:00'],
+        ['step two', '2021-06-08T19:00:00'],
+        ['step three', '2021-06-08T21:00:00'],
+      ]),
+      ...steps3('user b', [
+        ['step one', '2021-06-09T13:00:00'],
+        ['step two', '2021-06-09T13:37:00'],
+      ]),
+      ...steps3('user c', [
+        ['step one', '2021-06-11T07:00:00'],
+        ['step two', '2021-06-12T06:00:00'],
+      ]),
+      ...steps3('unordered a', [
+        ['step three', '2021-07-08T18:00:00'],
+        ['step one', '2021-07-08T19:00:00'],
+        ['step two', '2021-07-08T21:00:00'],
+      ]),
+      ...steps3('unordered b', [
+        ['step one', '2021-07-09T13:00:00'],
+        ['step two', '2021-07-09T13:37:00'],
+      ]),
+      ...steps3('unordered c', [
+        ['step two', '2021-07-11T07:00:00'],
+        ['step one', '2021-07-12T06:00:00'],
+      ]),
+      ...steps3('strict a', [
+        ['step one', '2021-08-08T18:00:00'],
+        ['step two', '2021-08-08T19:00:00'],
+        ['step three', '2021-08-08T21:00:00'],
+      ]),
+      ...steps3('strict b', [
+        ['step one', '2021-08-09T13:00:00'],
+        ['step two', '2021-08-09T13:37:00'],
+        ['blah', '2021-08-09T13:38:00'],
+        ['step three', '2021-08-09T13:39:00'],
+      ]),
+      ...steps3('strict c', [
+        ['step one', '2021-08-11T07:00:00'],
+        ['step two', '2021-08-12T06:00:00'],
+      ]),
+      ...steps3('strict d', [
+        ['step one', '2021-08-11T07:00:00'],
+        ['blah', '2021-08-12T07:00:00'],
+        ['step two', '2021-08-12T09:00:00'],
+      ]),
     );
     // Funnel trends (test_funnel_trends.py): the sample data in May 2021, one person over several periods in September.
     batch.push(
-      ...steps3('user_one', [['step one', '2021-05-01T00:00:00'], ['step two', '2021-05-03T00:00:00'], ['step three', '2021-05-05T00:00:00']]),
-      ...steps3('user_two', [['step one', '2021-05-02T00:00:00'], ['step two', '2021-05-04T00:00:00']]),
+      ...steps3('user_one', [
+        ['step one', '2021-05-01T00:00:00'],
+        ['step two', '2021-05-03T00:00:00'],
+        ['step three', '2021-05-05T00:00:00'],
+      ]),
+      ...steps3('user_two', [
+        ['step one', '2021-05-02T00:00:00'],
+        ['step two', '2021-05-04T00:00:00'],
+      ]),
       ...steps3('user_three', [['step one', '2021-05-06T00:00:00']]),
       ...steps3('user_four', [['step none', '2021-05-06T00:00:00']]),
-      ...steps3('user_five', [['step one', '2021-05-01T01:00:00'], ['step two', '2021-05-01T02:00:00'], ['step three', '2021-05-01T03:00:00']]),
-      ...steps3('user_six', [['step one', '2021-05-01T00:00:00'], ['step two', '2021-05-03T00:00:00'], ['step three', '2021-05-05T00:00:00']]),
-      ...steps3('user_seven', [['step one', '2021-05-02T00:00:00'], ['step two', '2021-05-04T00:00:00']]),
+      ...steps3('user_five', [
+        ['step one', '2021-05-01T01:00:00'],
+        ['step two', '2021-05-01T02:00:00'],
+        ['step three', '2021-05-01T03:00:00'],
+      ]),
+      ...steps3('user_six', [
+        ['step one', '2021-05-01T00:00:00'],
+        ['step two', '2021-05-03T00:00:00'],
+        ['step three', '2021-05-05T00:00:00'],
+      ]),
+      ...steps3('user_seven', [
+        ['step one', '2021-05-02T00:00:00'],
+        ['step two', '2021-05-04T00:00:00'],
+      ]),
       ...steps3('periods_one', [
         ['step one', '2021-09-01T01:00:00'],
         ['step two', '2021-09-01T02:00:00'],
@@ -216,29 +307,76 @@ describe('query API: FunnelsQuery', () => {
 
   test('test_funnel_events: actions as steps, with their names; a person counts once across distinct ids', async () => {
     const steps = await results(
-      funnel([{ kind: 'EventsNode', event: 'user signed up' }, { kind: 'ActionsNode', id: paid }, { kind: 'ActionsNode', id: watched, custom_name: 'Watched' }], '2020-02-01', '2020-02-07'),
+      funnel(
+        [
+          { kind: 'EventsNode', event: 'user signed up' },
+          { kind: 'ActionsNode', id: paid },
+          { kind: 'ActionsNode', id: watched, custom_name: 'Watched' },
+        ],
+        '2020-02-01',
+        '2020-02-07',
+      ),
     );
     assert.deepEqual(steps, [
-      { action_id: 'user signed up', name: 'user signed up', custom_name: null, order: 0, people: [], count: 4, type: 'events', average_conversion_time: null, median_conversion_time: null },
-      { action_id: paid, name: 'paid', custom_name: null, order: 1, people: [], count: 2, type: 'actions', average_conversion_time: 60, median_conversion_time: 60 },
-      { action_id: watched, name: 'watched movie', custom_name: 'Watched', order: 2, people: [], count: 1, type: 'actions', average_conversion_time: 60, median_conversion_time: 60 },
+      {
+        action_id: 'user signed up',
+        name: 'user signed up',
+        custom_name: null,
+        order: 0,
+        people: [],
+        count: 4,
+        type: 'events',
+        average_conversion_time: null,
+        median_conversion_time: null,
+      },
+      {
+        action_id: paid,
+        name: 'paid',
+        custom_name: null,
+        order: 1,
+        people: [],
+        count: 2,
+        type: 'actions',
+        average_conversion_time: 60,
+        median_conversion_time: 60,
+      },
+      {
+        action_id: watched,
+        name: 'watched movie',
+        custom_name: 'Watched',
+        order: 2,
+        people: [],
+        count: 1,
+        type: 'actions',
+        average_conversion_time: 60,
+        median_conversion_time: 60,
+      },
     ]);
   });
 
   test('test_funnel_with_any_event: steps of every event have no name', async () => {
     const steps = await results(funnel(events(null, null, null), '2020-03-01', '2020-03-07'));
-    assert.deepEqual(steps.map((step: Step) => [step.action_id, step.name, step.count]), [
-      [null, null, 5],
-      [null, null, 3],
-      [null, null, 1],
-    ]);
+    assert.deepEqual(
+      steps.map((step: Step) => [step.action_id, step.name, step.count]),
+      [
+        [null, null, 5],
+        [null, null, 3],
+        [null, null, 1],
+      ],
+    );
   });
 
   test('test_funnel_prop_filters and test_funnel_filter_test_accounts', async () => {
-    const series = [{ kind: 'EventsNode', event: 'user signed up' }, { kind: 'ActionsNode', id: paid }, { kind: 'ActionsNode', id: watched }];
+    const series = [
+      { kind: 'EventsNode', event: 'user signed up' },
+      { kind: 'ActionsNode', id: paid },
+      { kind: 'ActionsNode', id: watched },
+    ];
     const filtered = await results(funnel(series, '2020-04-01', '2020-04-07', { properties: [{ key: '$browser', value: 'Safari', type: 'event' }] }));
     assert.deepEqual(counts(filtered), [2, 1, 0]);
-    const grouped = await results(funnel(series, '2020-04-01', '2020-04-07', { properties: { type: 'AND', values: [{ type: 'OR', values: [{ key: '$browser', value: 'Safari' }] }] } }));
+    const grouped = await results(
+      funnel(series, '2020-04-01', '2020-04-07', { properties: { type: 'AND', values: [{ type: 'OR', values: [{ key: '$browser', value: 'Safari' }] }] } }),
+    );
     assert.deepEqual(counts(grouped), [2, 1, 0]);
     const accounts = funnel(events('event1', 'event1'), '2020-05-01', '2020-05-07');
     assert.deepEqual(counts(await results(accounts)), [2, 0]);
@@ -250,25 +388,35 @@ describe('query API: FunnelsQuery', () => {
     assert.deepEqual(counts(twoSteps), [1, 1]);
     assert.deepEqual([twoSteps[0].name, twoSteps[1].name, twoSteps[1].average_conversion_time], ['user signed up', 'paid', 691_200]);
     const repeated = funnel(events('user signed up', 'user signed up'), '2020-06-01', '2020-06-07');
-    for (const funnelsFilter of [{}, { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' }, { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'week' }]) {
+    for (const funnelsFilter of [
+      {},
+      { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' },
+      { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'week' },
+    ]) {
       assert.deepEqual(counts(await results({ ...repeated, funnelsFilter })), [2, 1], JSON.stringify(funnelsFilter));
     }
     // A window shorter than the hour between the two sign-ups converts nobody.
     assert.deepEqual(counts(await results({ ...repeated, funnelsFilter: { funnelWindowInterval: 59, funnelWindowIntervalUnit: 'minute' } })), [2, 0]);
     const advanced = await results(funnel(events('user signed up', '$pageview', '$pageview', '$pageview', '$pageview'), '2020-07-01', '2020-07-07'));
     assert.deepEqual(counts(advanced), [5, 4, 3, 2, 1]);
-    assert.deepEqual(advanced.map((step: Step) => step.name), ['user signed up', '$pageview', '$pageview', '$pageview', '$pageview']);
+    assert.deepEqual(
+      advanced.map((step: Step) => step.name),
+      ['user signed up', '$pageview', '$pageview', '$pageview', '$pageview'],
+    );
   });
 
   test('test_basic_unordered_funnel: "Completed N steps"', async () => {
     const steps = await results(
       funnel(events('user signed up', '$pageview', 'insight viewed'), '2021-10-01', '2021-10-07', { funnelsFilter: { funnelOrderType: 'unordered' } }),
     );
-    assert.deepEqual(steps.map((step: Step) => [step.action_id, step.name, step.custom_name, step.order, step.type, step.count]), [
-      [null, 'Completed 1 step', null, 0, 'events', 8],
-      [null, 'Completed 2 steps', null, 1, 'events', 5],
-      [null, 'Completed 3 steps', null, 2, 'events', 3],
-    ]);
+    assert.deepEqual(
+      steps.map((step: Step) => [step.action_id, step.name, step.custom_name, step.order, step.type, step.count]),
+      [
+        [null, 'Completed 1 step', null, 0, 'events', 8],
+        [null, 'Completed 2 steps', null, 1, 'events', 5],
+        [null, 'Completed 3 steps', null, 2, 'events', 3],
+      ],
+    );
   });
 
   test('test_funnel_exclusions_full_window: an excluded person leaves every step', async () => {
@@ -280,7 +428,12 @@ describe('query API: FunnelsQuery', () => {
   });
 
   test('breakdown_cases: one property (values boxed in lists), several properties', async () => {
-    const byBrowser = await results(funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' }, funnelsFilter: { funnelWindowInterval: 7 } }));
+    const byBrowser = await results(
+      funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', {
+        breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+        funnelsFilter: { funnelWindowInterval: 7 },
+      }),
+    );
     const step = (name: string, order: number, count: number, breakdown: string[], time: number | null = null) => ({
       action_id: name,
       name,
@@ -299,7 +452,10 @@ describe('query API: FunnelsQuery', () => {
       [step('sign up', 0, 2, ['Safari']), step('play movie', 1, 1, ['Safari'], 7200), step('buy', 2, 0, ['Safari'])],
     ]);
     const multi = await results(
-      funnel(events('sign up', 'play movie', 'buy'), '2022-02-01', '2022-02-08', { breakdownFilter: { breakdown: ['$browser', '$browser_version'] }, funnelsFilter: { funnelWindowInterval: 7 } }),
+      funnel(events('sign up', 'play movie', 'buy'), '2022-02-01', '2022-02-08', {
+        breakdownFilter: { breakdown: ['$browser', '$browser_version'] },
+        funnelsFilter: { funnelWindowInterval: 7 },
+      }),
     );
     const byValue = [...multi].sort((a: Step[], b: Step[]) => JSON.stringify(a[0]!.breakdown).localeCompare(JSON.stringify(b[0]!.breakdown)));
     assert.deepEqual(byValue, [
@@ -310,13 +466,20 @@ describe('query API: FunnelsQuery', () => {
     // The same properties as PostHog's `breakdowns` list.
     const listed = await results(
       funnel(events('sign up', 'play movie', 'buy'), '2022-02-01', '2022-02-08', {
-        breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }, { property: '$browser_version', type: 'event' }] },
+        breakdownFilter: {
+          breakdowns: [
+            { property: '$browser', type: 'event' },
+            { property: '$browser_version', type: 'event' },
+          ],
+        },
         funnelsFilter: { funnelWindowInterval: 7 },
       }),
     );
     assert.deepEqual(listed, multi);
     // A cohort breakdown shows the cohort's name and selects by its id.
-    const cohorts = await results(funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: ['all', cohort], breakdown_type: 'cohort' } }));
+    const cohorts = await results(
+      funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: ['all', cohort], breakdown_type: 'cohort' } }),
+    );
     assert.deepEqual(
       cohorts.map((list: Step[]) => [list[0]!.breakdown, list[0]!.breakdown_value, counts(list)]),
       [
@@ -336,19 +499,20 @@ describe('query API: FunnelsQuery', () => {
     assert.equal(refused.body.attr, 'query.funnelsFilter.breakdownAttributionValue');
     // Ordered, the second step's value counts; persons without that step drop out.
     const ordered = await results({ ...query, funnelsFilter: { breakdownAttributionType: 'step', breakdownAttributionValue: 1 } });
-    assert.deepEqual(
-      ordered.map((list: Step[]) => [list[0]!.breakdown, counts(list), list[1]!.average_conversion_time]).sort(),
-      [
-        [[''], [1, 1], 3600],
-        [['alakazam'], [1, 1], 3600],
-      ],
-    );
+    assert.deepEqual(ordered.map((list: Step[]) => [list[0]!.breakdown, counts(list), list[1]!.average_conversion_time]).sort(), [
+      [[''], [1, 1], 3600],
+      [['alakazam'], [1, 1], 3600],
+    ]);
   });
 
   test('aggregation_group_type_index counts groups; a group breakdown keeps its values as strings', async () => {
     const query = funnel(events('sign up', 'play movie'), '2022-04-01', '2022-04-07', { aggregation_group_type_index: 0 });
     assert.deepEqual(counts(await results(query)), [2, 1]);
-    const byIndustry = await results({ ...query, aggregation_group_type_index: undefined, breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } });
+    const byIndustry = await results({
+      ...query,
+      aggregation_group_type_index: undefined,
+      breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+    });
     assert.deepEqual(
       byIndustry.map((list: Step[]) => [list[0]!.breakdown, list[0]!.breakdown_value, counts(list)]),
       [
@@ -363,15 +527,34 @@ describe('query API: FunnelsQuery', () => {
       funnel(events('step one', 'step two', 'step three'), `2021-${month}-07 00:00:00`, `2021-${month}-13 23:59:59`, {
         funnelsFilter: { funnelVizType: 'time_to_convert', funnelFromStep: 0, funnelToStep: 1, funnelWindowInterval: 7, ...funnelsFilter },
       });
-    const autoBins = { bins: [[2220, 2], [42510, 0], [82800, 1]], average_conversion_time: 29540 };
+    const autoBins = {
+      bins: [
+        [2220, 2],
+        [42510, 0],
+        [82800, 1],
+      ],
+      average_conversion_time: 29540,
+    };
     assert.deepEqual(await results(timeToConvert('06')), autoBins);
     assert.deepEqual(await results(timeToConvert('06', { binCount: 7 })), {
-      bins: [[2220, 2], [13732, 0], [25244, 0], [36756, 0], [48268, 0], [59780, 0], [71292, 1], [82804, 0]],
+      bins: [
+        [2220, 2],
+        [13732, 0],
+        [25244, 0],
+        [36756, 0],
+        [48268, 0],
+        [59780, 0],
+        [71292, 1],
+        [82804, 0],
+      ],
       average_conversion_time: 29540,
     });
     assert.deepEqual(await results(timeToConvert('07', { funnelOrderType: 'unordered' })), autoBins);
     assert.deepEqual(await results(timeToConvert('08', { funnelOrderType: 'strict' })), autoBins);
-    assert.deepEqual(await results(timeToConvert('06', { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'minute' })), { bins: [], average_conversion_time: null });
+    assert.deepEqual(await results(timeToConvert('06', { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'minute' })), {
+      bins: [],
+      average_conversion_time: null,
+    });
   });
 
   test('funnel trends: test_all_results_for_day_interval, test_window_size_one_day, test_one_person_in_multiple_periods_and_windows, test_month_interval', async () => {
@@ -401,17 +584,45 @@ describe('query API: FunnelsQuery', () => {
     assert.deepEqual(fromSecond.data, [100, 0, 0, 0, 0, 0, 0]);
   });
 
-  test('EQUIVALENCE: the same questions give /insights/funnel/\'s numbers and strings', async () => {
-    const movieSteps = [{ id: 'sign up', order: 0 }, { id: 'play movie', order: 1 }, { id: 'buy', order: 2 }];
+  test("EQUIVALENCE: the same questions give /insights/funnel/'s numbers and strings", async () => {
+    const movieSteps = [
+      { id: 'sign up', order: 0 },
+      { id: 'play movie', order: 1 },
+      { id: 'buy', order: 2 },
+    ];
     const questions: Array<[Record<string, unknown>, Record<string, unknown>]> = [
       [
-        funnel([{ kind: 'EventsNode', event: 'user signed up', custom_name: 'Signed up' }, { kind: 'ActionsNode', id: paid }, { kind: 'ActionsNode', id: watched }], '2020-02-01', '2020-02-07'),
-        { events: [{ id: 'user signed up', order: 0, custom_name: 'Signed up' }], actions: [{ id: paid, order: 1 }, { id: watched, order: 2 }], date_from: '2020-02-01', date_to: '2020-02-07' },
+        funnel(
+          [
+            { kind: 'EventsNode', event: 'user signed up', custom_name: 'Signed up' },
+            { kind: 'ActionsNode', id: paid },
+            { kind: 'ActionsNode', id: watched },
+          ],
+          '2020-02-01',
+          '2020-02-07',
+        ),
+        {
+          events: [{ id: 'user signed up', order: 0, custom_name: 'Signed up' }],
+          actions: [
+            { id: paid, order: 1 },
+            { id: watched, order: 2 },
+          ],
+          date_from: '2020-02-01',
+          date_to: '2020-02-07',
+        },
       ],
       [
-        funnel([{ kind: 'EventsNode', event: 'user signed up', properties: [{ key: '$browser', value: 'Safari' }] }, { kind: 'ActionsNode', id: paid }], '2020-04-01', '2020-04-07', {
-          properties: [{ key: '$browser', value: 'Chrome', operator: 'is_not' }],
-        }),
+        funnel(
+          [
+            { kind: 'EventsNode', event: 'user signed up', properties: [{ key: '$browser', value: 'Safari' }] },
+            { kind: 'ActionsNode', id: paid },
+          ],
+          '2020-04-01',
+          '2020-04-07',
+          {
+            properties: [{ key: '$browser', value: 'Chrome', operator: 'is_not' }],
+          },
+        ),
         {
           events: [{ id: 'user signed up', order: 0, properties: [{ key: '$browser', value: 'Safari' }] }],
           actions: [{ id: paid, order: 1 }],
@@ -425,31 +636,82 @@ describe('query API: FunnelsQuery', () => {
         { events: movieSteps, breakdown: '$browser', breakdown_limit: 1, date_from: '2020-01-01', date_to: '2020-01-08' },
       ],
       [
-        funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: ['all', cohort], breakdown_type: 'cohort' } }),
+        funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', {
+          breakdownFilter: { breakdown: ['all', cohort], breakdown_type: 'cohort' },
+        }),
         { events: movieSteps, breakdown: ['all', cohort], breakdown_type: 'cohort', date_from: '2020-01-01', date_to: '2020-01-08' },
       ],
       [
-        funnel(events('sign up', 'play movie', 'buy'), '2022-02-01', '2022-02-08', { breakdownFilter: { breakdown: ['$browser', '$browser_version'] }, funnelsFilter: { funnelOrderType: 'unordered' } }),
+        funnel(events('sign up', 'play movie', 'buy'), '2022-02-01', '2022-02-08', {
+          breakdownFilter: { breakdown: ['$browser', '$browser_version'] },
+          funnelsFilter: { funnelOrderType: 'unordered' },
+        }),
         { events: movieSteps, breakdown: ['$browser', '$browser_version'], funnel_order_type: 'unordered', date_from: '2022-02-01', date_to: '2022-02-08' },
       ],
       [
-        funnel(events('sign up', 'buy'), '2022-03-01', '2022-03-08', { breakdownFilter: { breakdown: '$browser' }, funnelsFilter: { breakdownAttributionType: 'last_touch' } }),
-        { events: [{ id: 'sign up', order: 0 }, { id: 'buy', order: 1 }], breakdown: '$browser', breakdown_attribution_type: 'last_touch', date_from: '2022-03-01', date_to: '2022-03-08' },
+        funnel(events('sign up', 'buy'), '2022-03-01', '2022-03-08', {
+          breakdownFilter: { breakdown: '$browser' },
+          funnelsFilter: { breakdownAttributionType: 'last_touch' },
+        }),
+        {
+          events: [
+            { id: 'sign up', order: 0 },
+            { id: 'buy', order: 1 },
+          ],
+          breakdown: '$browser',
+          breakdown_attribution_type: 'last_touch',
+          date_from: '2022-03-01',
+          date_to: '2022-03-08',
+        },
       ],
       [
-        funnel(events('sign up', 'buy'), '2022-03-01', '2022-03-08', { breakdownFilter: { breakdown: '$browser' }, funnelsFilter: { breakdownAttributionType: 'all_events' } }),
-        { events: [{ id: 'sign up', order: 0 }, { id: 'buy', order: 1 }], breakdown: '$browser', breakdown_attribution_type: 'all_events', date_from: '2022-03-01', date_to: '2022-03-08' },
+        funnel(events('sign up', 'buy'), '2022-03-01', '2022-03-08', {
+          breakdownFilter: { breakdown: '$browser' },
+          funnelsFilter: { breakdownAttributionType: 'all_events' },
+        }),
+        {
+          events: [
+            { id: 'sign up', order: 0 },
+            { id: 'buy', order: 1 },
+          ],
+          breakdown: '$browser',
+          breakdown_attribution_type: 'all_events',
+          date_from: '2022-03-01',
+          date_to: '2022-03-08',
+        },
       ],
       [
-        funnel(events('sign up', 'play movie'), '2022-04-01', '2022-04-07', { breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } }),
-        { events: [{ id: 'sign up', order: 0 }, { id: 'play movie', order: 1 }], breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0, date_from: '2022-04-01', date_to: '2022-04-07' },
+        funnel(events('sign up', 'play movie'), '2022-04-01', '2022-04-07', {
+          breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 },
+        }),
+        {
+          events: [
+            { id: 'sign up', order: 0 },
+            { id: 'play movie', order: 1 },
+          ],
+          breakdown: 'industry',
+          breakdown_type: 'group',
+          breakdown_group_type_index: 0,
+          date_from: '2022-04-01',
+          date_to: '2022-04-07',
+        },
       ],
       [
         funnel(events('sign up', 'play movie'), '2022-04-01', '2022-04-07', { aggregation_group_type_index: 0 }),
-        { events: [{ id: 'sign up', order: 0 }, { id: 'play movie', order: 1 }], aggregation_group_type_index: 0, date_from: '2022-04-01', date_to: '2022-04-07' },
+        {
+          events: [
+            { id: 'sign up', order: 0 },
+            { id: 'play movie', order: 1 },
+          ],
+          aggregation_group_type_index: 0,
+          date_from: '2022-04-01',
+          date_to: '2022-04-07',
+        },
       ],
       [
-        funnel(events('user signed up', '$pageview', '$pageview', '$pageview', '$pageview'), '2020-07-01', '2020-07-07', { funnelsFilter: { funnelOrderType: 'strict' } }),
+        funnel(events('user signed up', '$pageview', '$pageview', '$pageview', '$pageview'), '2020-07-01', '2020-07-07', {
+          funnelsFilter: { funnelOrderType: 'strict' },
+        }),
         {
           events: ['user signed up', '$pageview', '$pageview', '$pageview', '$pageview'].map((id, order) => ({ id, order })),
           funnel_order_type: 'strict',
@@ -459,10 +721,16 @@ describe('query API: FunnelsQuery', () => {
       ],
       [
         funnel(events('user signed up', 'paid'), '2021-11-01 00:00:00', '2021-11-14 00:00:00', {
-          funnelsFilter: { funnelOrderType: 'unordered', exclusions: [{ kind: 'EventsNode', event: 'x 1 name with numbers 2', funnelFromStep: 0, funnelToStep: 1 }] },
+          funnelsFilter: {
+            funnelOrderType: 'unordered',
+            exclusions: [{ kind: 'EventsNode', event: 'x 1 name with numbers 2', funnelFromStep: 0, funnelToStep: 1 }],
+          },
         }),
         {
-          events: [{ id: 'user signed up', order: 0 }, { id: 'paid', order: 1 }],
+          events: [
+            { id: 'user signed up', order: 0 },
+            { id: 'paid', order: 1 },
+          ],
           funnel_order_type: 'unordered',
           exclusions: [{ id: 'x 1 name with numbers 2', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
           date_from: '2021-11-01 00:00:00',
@@ -471,14 +739,33 @@ describe('query API: FunnelsQuery', () => {
       ],
       [
         funnel(events('event1', 'event1'), '2020-05-01', '2020-05-07', { filterTestAccounts: true }),
-        { events: [{ id: 'event1', order: 0 }, { id: 'event1', order: 1 }], filter_test_accounts: true, date_from: '2020-05-01', date_to: '2020-05-07' },
+        {
+          events: [
+            { id: 'event1', order: 0 },
+            { id: 'event1', order: 1 },
+          ],
+          filter_test_accounts: true,
+          date_from: '2020-05-01',
+          date_to: '2020-05-07',
+        },
       ],
       [
         funnel(events('step one', 'step two', 'step three'), '2021-06-07 00:00:00', '2021-06-13 23:59:59', {
-          funnelsFilter: { funnelVizType: 'time_to_convert', funnelFromStep: 0, funnelToStep: 2, binCount: 3, funnelWindowInterval: 1, funnelWindowIntervalUnit: 'week' },
+          funnelsFilter: {
+            funnelVizType: 'time_to_convert',
+            funnelFromStep: 0,
+            funnelToStep: 2,
+            binCount: 3,
+            funnelWindowInterval: 1,
+            funnelWindowIntervalUnit: 'week',
+          },
         }),
         {
-          events: [{ id: 'step one', order: 0 }, { id: 'step two', order: 1 }, { id: 'step three', order: 2 }],
+          events: [
+            { id: 'step one', order: 0 },
+            { id: 'step two', order: 1 },
+            { id: 'step three', order: 2 },
+          ],
           funnel_viz_type: 'time_to_convert',
           funnel_from_step: 0,
           funnel_to_step: 2,
@@ -490,9 +777,16 @@ describe('query API: FunnelsQuery', () => {
         },
       ],
       [
-        funnel(events('step one', 'step two', 'step three'), '2021-05-01 00:00:00', '2021-05-21 00:00:00', { interval: 'week', funnelsFilter: { funnelVizType: 'trends', funnelToStep: 1 } }),
+        funnel(events('step one', 'step two', 'step three'), '2021-05-01 00:00:00', '2021-05-21 00:00:00', {
+          interval: 'week',
+          funnelsFilter: { funnelVizType: 'trends', funnelToStep: 1 },
+        }),
         {
-          events: [{ id: 'step one', order: 0 }, { id: 'step two', order: 1 }, { id: 'step three', order: 2 }],
+          events: [
+            { id: 'step one', order: 0 },
+            { id: 'step two', order: 1 },
+            { id: 'step three', order: 2 },
+          ],
           funnel_viz_type: 'trends',
           funnel_to_step: 1,
           interval: 'week',
@@ -501,7 +795,11 @@ describe('query API: FunnelsQuery', () => {
         },
       ],
       [
-        funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', { interval: 'day', breakdownFilter: { breakdown: '$browser' }, funnelsFilter: { funnelVizType: 'trends' } }),
+        funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', {
+          interval: 'day',
+          breakdownFilter: { breakdown: '$browser' },
+          funnelsFilter: { funnelVizType: 'trends' },
+        }),
         { events: movieSteps, breakdown: '$browser', funnel_viz_type: 'trends', date_from: '2020-01-01', date_to: '2020-01-08' },
       ],
     ];
@@ -528,7 +826,14 @@ describe('query API: FunnelsQuery', () => {
     assert.deepEqual(counts(response.body.results), [1, 1]);
     assert.match(response.body.resolved_date_range.date_from, /^\d{4}-\d{2}-\d{2}T00:00:00/);
     assert.ok(Date.parse(response.body.resolved_date_range.date_from) <= now - 7 * 86_400_000);
-    const legacy = await server.bodyOf('POST', '/api/projects/1/insights/funnel/', 200, { body: { events: [{ id: 'recent start', order: 0 }, { id: 'recent end', order: 1 }] } });
+    const legacy = await server.bodyOf('POST', '/api/projects/1/insights/funnel/', 200, {
+      body: {
+        events: [
+          { id: 'recent start', order: 0 },
+          { id: 'recent end', order: 1 },
+        ],
+      },
+    });
     assert.deepEqual(response.body.results, withoutPersonsUrls(legacy.result));
     assert.deepEqual(counts(await results({ ...query, dateRange: { date_from: '-14d' } })), [2, 2]);
   });
@@ -552,7 +857,10 @@ describe('query API: FunnelsQuery', () => {
     assert.equal(response.body.timezone, 'UTC');
     assert.deepEqual(response.body.timings, []);
     assert.deepEqual(response.body.resolved_date_range, { date_from: '2020-01-01T00:00:00.000Z', date_to: '2020-01-14T23:59:59.999Z' });
-    for (const wrapped of [{ kind: 'InsightVizNode', source: query }, { kind: 'DataTableNode', source: query }]) {
+    for (const wrapped of [
+      { kind: 'InsightVizNode', source: query },
+      { kind: 'DataTableNode', source: query },
+    ]) {
       assert.deepEqual(await results(wrapped), response.body.results);
     }
     for (const path of ['/api/projects/1/query', '/api/environments/1/query/', '/api/environments/1/query', '/api/projects/1/query/FunnelsQuery/']) {
@@ -580,19 +888,49 @@ describe('query API: FunnelsQuery', () => {
     const base = funnel(events('user signed up', 'paid'), '2020-01-01', '2020-01-14');
     const cases: Array<[unknown, string]> = [
       [{ ...base, series: events('user signed up') }, 'query.series'],
-      [{ ...base, series: [{ kind: 'EventsNode', event: 'a' }, { kind: 'DataWarehouseNode', table_name: 'x' }] }, 'query.series.1.kind'],
-      [{ ...base, series: [{ kind: 'EventsNode', event: 'a', math: 'first_time_for_user' }, { kind: 'EventsNode', event: 'b' }] }, 'query.series.0.math'],
+      [
+        {
+          ...base,
+          series: [
+            { kind: 'EventsNode', event: 'a' },
+            { kind: 'DataWarehouseNode', table_name: 'x' },
+          ],
+        },
+        'query.series.1.kind',
+      ],
+      [
+        {
+          ...base,
+          series: [
+            { kind: 'EventsNode', event: 'a', math: 'first_time_for_user' },
+            { kind: 'EventsNode', event: 'b' },
+          ],
+        },
+        'query.series.0.math',
+      ],
       [{ ...base, dateRange: { date_from: 'whenever' } }, 'query.dateRange.date_from'],
       [{ ...base, interval: 'minute' }, 'query.interval'],
       [{ ...base, funnelsFilter: { funnelVizType: 'pie' } }, 'query.funnelsFilter.funnelVizType'],
       [{ ...base, funnelsFilter: { funnelWindowIntervalUnit: 'decade' } }, 'query.funnelsFilter.funnelWindowIntervalUnit'],
       [{ ...base, funnelsFilter: { funnelVizType: 'time_to_convert', funnelToStep: 2 } }, 'query.funnelsFilter.funnelToStep'],
-      [{ ...base, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'paid', funnelFromStep: 0, funnelToStep: 1 }] } }, 'query.funnelsFilter.exclusions.0'],
+      [
+        { ...base, funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'paid', funnelFromStep: 0, funnelToStep: 1 }] } },
+        'query.funnelsFilter.exclusions.0',
+      ],
       [{ ...base, funnelsFilter: { funnelAggregateByHogQL: 'properties.$session_id' } }, 'query.funnelsFilter.funnelAggregateByHogQL'],
       [{ ...base, breakdownFilter: { breakdown: 'x', breakdown_type: 'hogql' } }, 'query.breakdownFilter.breakdown_type'],
       [{ ...base, breakdownFilter: { breakdown: [99_999], breakdown_type: 'cohort' } }, 'query.breakdownFilter.breakdown'],
       [{ ...base, properties: [{ key: 'id', value: 99_999, type: 'cohort' }] }, 'query.properties'],
-      [{ ...base, series: [{ kind: 'EventsNode', event: 'a' }, { kind: 'ActionsNode', id: 99_999 }] }, 'query.series'],
+      [
+        {
+          ...base,
+          series: [
+            { kind: 'EventsNode', event: 'a' },
+            { kind: 'ActionsNode', id: 99_999 },
+          ],
+        },
+        'query.series',
+      ],
       [{ ...base, funnelsFilter: { exclusions: [{ kind: 'ActionsNode', id: 99_999, funnelFromStep: 0, funnelToStep: 1 }] } }, 'query.funnelsFilter.exclusions'],
       [{ ...base, samplingFactor: 0.5 }, 'query.samplingFactor'],
       [{ kind: 'InsightVizNode', source: { ...base, funnelsFilter: { binCount: 'many' } } }, 'query.source.funnelsFilter.binCount'],
@@ -615,7 +953,16 @@ describe('query API: FunnelsQuery', () => {
     assert.equal(foreignCohort.status, 201, foreignCohort.text);
     const base = funnel(events('user signed up', 'paid'), '2020-01-01', '2020-01-14');
     for (const [query, attr] of [
-      [{ ...base, series: [{ kind: 'EventsNode', event: 'user signed up' }, { kind: 'ActionsNode', id: foreignAction.body.id }] }, 'query.series'],
+      [
+        {
+          ...base,
+          series: [
+            { kind: 'EventsNode', event: 'user signed up' },
+            { kind: 'ActionsNode', id: foreignAction.body.id },
+          ],
+        },
+        'query.series',
+      ],
       [{ ...base, breakdownFilter: { breakdown: [foreignCohort.body.id], breakdown_type: 'cohort' } }, 'query.breakdownFilter.breakdown'],
       [{ ...base, properties: [{ key: 'id', value: foreignCohort.body.id, type: 'cohort' }] }, 'query.properties'],
     ] as Array<[unknown, string]>) {
@@ -626,22 +973,30 @@ describe('query API: FunnelsQuery', () => {
     // Project 1 counts its own user_1 only; the foreign project its own foreign_user.
     assert.deepEqual(counts(await results(base)), [1, 1]);
     assert.deepEqual(counts((await runQuery(server, base, { project: foreign.id })).body.results), [1, 1]);
-    const theirs = await runQuery(server, funnel(events('sign up', 'play movie'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: '$browser' } }), { project: foreign.id });
-    assert.deepEqual(theirs.body.results.map((list: Step[]) => [list[0]!.breakdown, counts(list)]), [[['Chrome'], [1, 0]]]);
+    const theirs = await runQuery(server, funnel(events('sign up', 'play movie'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: '$browser' } }), {
+      project: foreign.id,
+    });
+    assert.deepEqual(
+      theirs.body.results.map((list: Step[]) => [list[0]!.breakdown, counts(list)]),
+      [[['Chrome'], [1, 0]]],
+    );
     const scoped = await runQuery(server, base, { project: foreign.id, key: keys['query:read@1'] });
     assert.equal(scoped.status, 403);
   });
 
-  test('a saved insight holding a FunnelsQuery computes the query API\'s results', async () => {
+  test("a saved insight holding a FunnelsQuery computes the query API's results", async () => {
     const source = funnel(events('sign up', 'play movie', 'buy'), '2020-01-01', '2020-01-08', { breakdownFilter: { breakdown: '$browser' } });
     const query = { kind: 'InsightVizNode', source };
     const created = await server.bodyOf('POST', '/api/projects/1/insights/', 201, { body: { name: 'Movie funnel', query } });
     const computed = await server.bodyOf('GET', `/api/projects/1/insights/${created.id}/?refresh=true`);
     assert.deepEqual(computed.result, await results(query));
-    assert.deepEqual(computed.result.map((list: Step[]) => counts(list)), [
-      [1, 1, 1],
-      [2, 1, 0],
-    ]);
+    assert.deepEqual(
+      computed.result.map((list: Step[]) => counts(list)),
+      [
+        [1, 1, 1],
+        [2, 1, 0],
+      ],
+    );
     assert.equal(computed.timezone, 'UTC');
     const broken = await server.bodyOf('POST', '/api/projects/1/insights/', 201, {
       body: { name: 'Broken funnel', query: { kind: 'InsightVizNode', source: { ...source, funnelsFilter: { funnelOrderType: 'sideways' } } } },

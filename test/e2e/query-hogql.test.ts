@@ -27,7 +27,17 @@ describe('query API: HogQLQuery', () => {
         event: '$pageview',
         distinct_id: 'ada',
         timestamp: '2024-03-01T10:00:00Z',
-        properties: { $browser: 'Chrome', amount: 12.5, count: 0, flag: true, empty: '', nothing: null, nested: { a: { b: 'deep' } }, list: [10, 20, 30], quoted: 'say "hi" \\ back' },
+        properties: {
+          $browser: 'Chrome',
+          amount: 12.5,
+          count: 0,
+          flag: true,
+          empty: '',
+          nothing: null,
+          nested: { a: { b: 'deep' } },
+          list: [10, 20, 30],
+          quoted: 'say "hi" \\ back',
+        },
       },
       { event: '$pageview', distinct_id: 'ada', timestamp: '2024-03-02T10:00:00Z', properties: { $browser: 'Firefox' } },
       { event: 'signed up', distinct_id: 'bob', timestamp: '2024-03-03T10:00:00Z', properties: { $browser: 'Safari', plan: 'pro' } },
@@ -66,15 +76,28 @@ describe('query API: HogQLQuery', () => {
     assert.ok(!Number.isNaN(Date.parse(body.last_refresh)));
   });
 
-  test("property reads: strings as they are, other values as JSON text, JSON null and missing keys as null", async () => {
+  test('property reads: strings as they are, other values as JSON text, JSON null and missing keys as null', async () => {
     const { body } = await hogql(
       server,
-      "select properties.$browser, properties.amount, properties.count, properties.flag, properties.empty, properties.nothing, properties.missing, " +
+      'select properties.$browser, properties.amount, properties.count, properties.flag, properties.empty, properties.nothing, properties.missing, ' +
         "properties.nested.a.b, properties.nested, properties.list.2, properties['list'][3], properties.list " +
         "from events where timestamp = toDateTime('2024-03-01 10:00:00')",
     );
     assert.deepEqual(body.results, [['Chrome', '12.5', '0', 'true', '', null, null, 'deep', '{"a":{"b":"deep"}}', '20', '30', '[10,20,30]']]);
-    assert.deepEqual(body.columns, ['$browser', 'amount', 'count', 'flag', 'empty', 'nothing', 'missing', 'nested__a__b', 'nested', 'properties.list.2', "properties['list'][3]", 'list']);
+    assert.deepEqual(body.columns, [
+      '$browser',
+      'amount',
+      'count',
+      'flag',
+      'empty',
+      'nothing',
+      'missing',
+      'nested__a__b',
+      'nested',
+      'properties.list.2',
+      "properties['list'][3]",
+      'list',
+    ]);
     assert.deepEqual(body.types[0], ['$browser', 'Nullable(String)']);
     // A string is read as it was sent, escapes decoded, so comparing it with the same text matches.
     const quoted = await hogql(server, `select properties.quoted from events where properties.quoted = 'say "hi" \\\\ back'`);
@@ -82,7 +105,10 @@ describe('query API: HogQLQuery', () => {
   });
 
   test('person properties are the current person, reached through the distinct id; events without a person keep theirs', async () => {
-    const { body } = await hogql(server, 'select e.event, e.distinct_id, person.properties.email, e.person.properties.email is null from events e order by timestamp');
+    const { body } = await hogql(
+      server,
+      'select e.event, e.distinct_id, person.properties.email, e.person.properties.email is null from events e order by timestamp',
+    );
     assert.deepEqual(body.columns, ['event', 'distinct_id', 'email', 'equals(e.person.properties.email, NULL)']);
     assert.deepEqual(
       body.results.map((row: unknown[]) => row.slice(0, 3)),
@@ -97,7 +123,10 @@ describe('query API: HogQLQuery', () => {
   });
 
   test('joins with persons and distinct ids, subqueries, CTEs and UNION ALL', async () => {
-    const joined = await hogql(server, 'select p.properties.email, count() from events e join persons p on p.id = e.person_id group by p.properties.email order by 2 desc');
+    const joined = await hogql(
+      server,
+      'select p.properties.email, count() from events e join persons p on p.id = e.person_id group by p.properties.email order by 2 desc',
+    );
     assert.deepEqual(joined.body.results, [
       ['ada@example.com', 3],
       [null, 1],
@@ -107,14 +136,17 @@ describe('query API: HogQLQuery', () => {
       ['ada', 'ada@example.com'],
       ['bob', null],
     ]);
-    const nested = await hogql(server, 'with totals as (select event, count() as c from events group by event) select t.event, t.c from totals t where t.c > 1');
+    const nested = await hogql(
+      server,
+      'with totals as (select event, count() as c from events group by event) select t.event, t.c from totals t where t.c > 1',
+    );
     assert.deepEqual(nested.body.results, [['$pageview', 2]]);
     const union = await hogql(server, "select 'a' as x union all select 'b' as x");
     assert.deepEqual(union.body.results.map((row: string[]) => row[0]).sort(), ['a', 'b']);
     assert.equal(union.body.hasMore, null);
   });
 
-  test('IN COHORT: the members of the project\'s cohort', async () => {
+  test("IN COHORT: the members of the project's cohort", async () => {
     const cohort = await server.bodyOf('POST', '/api/projects/1/cohorts/', 201, {
       body: { name: 'Ada', filters: { properties: { type: 'AND', values: [{ key: 'email', value: 'ada@example.com', operator: 'exact', type: 'person' }] } } },
     });
@@ -124,11 +156,17 @@ describe('query API: HogQLQuery', () => {
     const foreign = await server.bodyOf('POST', `/api/projects/${foreignId}/cohorts/`, 201, {
       body: { name: 'Foreign', filters: { properties: { type: 'AND', values: [{ key: 'email', operator: 'is_set', type: 'person' }] } } },
     });
-    assert.deepEqual((await hogql(server, `select 1 from events where person_id in cohort ${foreign.id}`)).body, queryError(`Cohort ${foreign.id} does not exist.`));
+    assert.deepEqual(
+      (await hogql(server, `select 1 from events where person_id in cohort ${foreign.id}`)).body,
+      queryError(`Cohort ${foreign.id} does not exist.`),
+    );
   });
 
   test('values: strings, numbers and lists are bound placeholders', async () => {
-    const { body } = await hogql(server, 'select count() from events where distinct_id in {ids} and event = {name}', { ids: ['ada', 'bob'], name: '$pageview' });
+    const { body } = await hogql(server, 'select count() from events where distinct_id in {ids} and event = {name}', {
+      ids: ['ada', 'bob'],
+      name: '$pageview',
+    });
     assert.deepEqual(body.results, [[2]]);
     const long = Array.from({ length: 5000 }, (_, index) => `id_${index}`).concat('bob');
     assert.deepEqual((await hogql(server, 'select count() from events where distinct_id in {ids}', { ids: long })).body.results, [[1]]);
@@ -149,7 +187,7 @@ describe('query API: HogQLQuery', () => {
     assert.equal((await runQuery(server, { kind: 'HogQLQuery', query: 'select 1', values: [1] })).body.attr, 'query.values');
   });
 
-  test('without LIMIT: 100 rows, hasMore, and the query\'s own OFFSET', async () => {
+  test("without LIMIT: 100 rows, hasMore, and the query's own OFFSET", async () => {
     const first = await hogql(server, 'select number from numbers(250)');
     assert.equal(first.body.results.length, 100);
     assert.deepEqual([first.body.results[0], first.body.results[99]], [[0], [99]]);
@@ -178,11 +216,22 @@ describe('query API: HogQLQuery', () => {
     assert.deepEqual(times.body.results, [['2024-03-03T10:00:00Z', '2024-03-03', null]]);
     assert.deepEqual(
       body.types.map((pair: string[]) => pair[1]),
-      ['UInt8', 'UInt8', 'UInt8', 'String', 'Nullable(Int64)', 'Nullable(Int64)', 'Nullable(Float64)', 'String', "Nullable(DateTime64(6, 'UTC'))", 'Nullable(Date)'],
+      [
+        'UInt8',
+        'UInt8',
+        'UInt8',
+        'String',
+        'Nullable(Int64)',
+        'Nullable(Int64)',
+        'Nullable(Float64)',
+        'String',
+        "Nullable(DateTime64(6, 'UTC'))",
+        'Nullable(Date)',
+      ],
     );
   });
 
-  test('values are PostHog\'s JSON: times with Z, 64-bit integers as numbers, tuples as lists, NaN as null', async () => {
+  test("values are PostHog's JSON: times with Z, 64-bit integers as numbers, tuples as lists, NaN as null", async () => {
     const { body } = await hogql(server, "select timestamp, toUInt64(18446744073), (1, 'a'), nan, 1 = 1, uuid from events where event = 'signed up'");
     const [row] = body.results;
     assert.deepEqual(row.slice(0, 5), ['2024-03-03T10:00:00Z', 18446744073, [1, 'a'], null, 1]);
@@ -192,8 +241,21 @@ describe('query API: HogQLQuery', () => {
   test('SELECT * on events: the visible columns, never team_id', async () => {
     const { body } = await hogql(server, "select * from events where event = 'signed up'");
     assert.deepEqual(body.columns, [
-      'uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'created_at', '$session_id', '$window_id', 'person_mode',
-      '$group_0', '$group_1', '$group_2', '$group_3', '$group_4',
+      'uuid',
+      'event',
+      'properties',
+      'timestamp',
+      'distinct_id',
+      'elements_chain',
+      'created_at',
+      '$session_id',
+      '$window_id',
+      'person_mode',
+      '$group_0',
+      '$group_1',
+      '$group_2',
+      '$group_3',
+      '$group_4',
     ]);
     assert.equal(body.results[0][1], 'signed up');
     assert.equal(JSON.parse(body.results[0][2]).plan, 'pro');
@@ -205,11 +267,14 @@ describe('query API: HogQLQuery', () => {
     assert.deepEqual(response.body.results, [[1]]);
   });
 
-  test('syntax errors: 400 hogql_syntax_error with the parser\'s message, attr query.query', async () => {
+  test("syntax errors: 400 hogql_syntax_error with the parser's message, attr query.query", async () => {
     assert.deepEqual((await hogql(server, 'select from events')).body, syntaxError("mismatched input 'from' expecting an expression"));
     assert.deepEqual((await hogql(server, 'select 1; select 2')).body, syntaxError("extraneous input 'select' expecting <EOF>"));
     assert.deepEqual((await hogql(server, 'delete from events')).body, syntaxError("mismatched input 'delete' expecting {SELECT, WITH, '('}"));
-    assert.deepEqual((await hogql(server, 'select 1 settings readonly = 0')).body, syntaxError('Unsupported: SETTINGS clause: HogQL queries cannot change settings'));
+    assert.deepEqual(
+      (await hogql(server, 'select 1 settings readonly = 0')).body,
+      syntaxError('Unsupported: SETTINGS clause: HogQL queries cannot change settings'),
+    );
     assert.deepEqual((await hogql(server, 'select event from events where 1 format JSON')).body, syntaxError("extraneous input 'format' expecting <EOF>"));
     assert.deepEqual((await hogql(server, 'select 1 as team_id')).body, syntaxError(`"team_id" cannot be an alias or identifier, as it's a reserved keyword`));
   });
@@ -219,8 +284,14 @@ describe('query API: HogQLQuery', () => {
     assert.deepEqual((await hogql(server, "select * from url('http://example.com', CSV)")).body, queryError('Unknown table `url`.'));
     assert.deepEqual((await hogql(server, 'select nope from events')).body, queryError('Unable to resolve field: nope'));
     assert.deepEqual((await hogql(server, 'select sleep(3)')).body, queryError("Unsupported function call 'sleep(...)'"));
-    assert.deepEqual((await hogql(server, 'select 1 from events final')).body, queryError('The FINAL keyword is not supported in HogQL: tables are read at their current version already'));
-    assert.deepEqual((await hogql(server, 'select properties.list.0 from events')).body, queryError('SQL indexes start from one, not from zero. E.g: array[1]'));
+    assert.deepEqual(
+      (await hogql(server, 'select 1 from events final')).body,
+      queryError('The FINAL keyword is not supported in HogQL: tables are read at their current version already'),
+    );
+    assert.deepEqual(
+      (await hogql(server, 'select properties.list.0 from events')).body,
+      queryError('SQL indexes start from one, not from zero. E.g: array[1]'),
+    );
   });
 
   test('a ClickHouse error the query causes is a 400 with its message', async () => {
@@ -262,7 +333,7 @@ describe('query API: HogQLQuery', () => {
     assert.deepEqual((await hogql(server, 'select 1')).body.results, [[1]]);
   });
 
-  test('project isolation: another project\'s rows are not there; its path needs access', async () => {
+  test("project isolation: another project's rows are not there; its path needs access", async () => {
     const { body } = await hogql(server, "select count() from events where event = 'foreign_secret' or distinct_id = 'foreign_user'");
     assert.deepEqual(body.results, [[0]]);
     const foreign = await runQuery(server, { kind: 'HogQLQuery', query: 'select count() from events' }, { project: foreignId });
@@ -272,11 +343,14 @@ describe('query API: HogQLQuery', () => {
     assert.equal(denied.body.code, 'permission_denied');
   });
 
-  test('times read in the project\'s time zone: days start at its midnight; answers are UTC', async () => {
+  test("times read in the project's time zone: days start at its midnight; answers are UTC", async () => {
     await server.bodyOf('PATCH', `/api/projects/${foreignId}/`, 200, { body: { timezone: 'Asia/Tokyo' } });
     const { body } = await runQuery(
       server,
-      { kind: 'HogQLQuery', query: "select timestamp, toHour(timestamp), toStartOfDay(timestamp), toDateTime('2024-01-01 09:00:00') from events where event = 'foreign_secret'" },
+      {
+        kind: 'HogQLQuery',
+        query: "select timestamp, toHour(timestamp), toStartOfDay(timestamp), toDateTime('2024-01-01 09:00:00') from events where event = 'foreign_secret'",
+      },
       { project: foreignId },
     );
     assert.deepEqual(body.results, [['2024-01-01T00:00:00Z', 9, '2023-12-31T15:00:00Z', '2024-01-01T00:00:00Z']]);
@@ -345,15 +419,25 @@ describe('query API: HogQLMetadata', () => {
     assert.deepEqual((await metadata('timestamp')).body.errors, [
       { message: "mismatched input 'timestamp' expecting {SELECT, WITH, '('}", start: 0, end: 9, fix: null },
     ]);
-    assert.deepEqual((await metadata('1 + no_field', 'hogQLExpr')).body.errors, [{ message: 'Unable to resolve field: no_field', start: 4, end: 12, fix: null }]);
-    assert.deepEqual((await metadata('select 1', 'hogQLExpr')).body.errors, [{ message: "mismatched input 'select' expecting an expression", start: 0, end: 6, fix: null }]);
+    assert.deepEqual((await metadata('1 + no_field', 'hogQLExpr')).body.errors, [
+      { message: 'Unable to resolve field: no_field', start: 4, end: 12, fix: null },
+    ]);
+    assert.deepEqual((await metadata('select 1', 'hogQLExpr')).body.errors, [
+      { message: "mismatched input 'select' expecting an expression", start: 0, end: 6, fix: null },
+    ]);
     assert.deepEqual((await metadata('select event from events where')).body.errors, [{ message: 'Unexpected end of query', start: 30, end: 30, fix: null }]);
     assert.equal((await metadata('properties.$browser', 'hogQLExpr')).body.isValid, true);
   });
 
   test('never a 400 for its text and never run: refused constructs and limits are answers', async () => {
     const started = Date.now();
-    for (const query of ['select sleep(3)', 'select * from system.tables', 'select 1 settings max_threads = 1', `select '${'x'.repeat(262_145)}'`, `select ${'['.repeat(100)}`]) {
+    for (const query of [
+      'select sleep(3)',
+      'select * from system.tables',
+      'select 1 settings max_threads = 1',
+      `select '${'x'.repeat(262_145)}'`,
+      `select ${'['.repeat(100)}`,
+    ]) {
       const { status, body } = await metadata(query);
       assert.equal(status, 200, query.slice(0, 40));
       assert.equal(body.isValid, false, query.slice(0, 40));

@@ -97,7 +97,11 @@ describe('LifecycleQuery on /query/', () => {
     ));
     await sendEvents(server, projects.main!.api_token, personEvents(MAIN));
     await sendEvents(server, projects.allEvents!.api_token, [...personEvents(MAIN.slice(0, 2)), ...personEvents(MAIN.slice(2), '$other')]);
-    await sendEvents(server, projects.number!.api_token, personEvents(MAIN, '$pageview', (id) => (id === 'p1' ? { $number: 1 } : {})));
+    await sendEvents(
+      server,
+      projects.number!.api_token,
+      personEvents(MAIN, '$pageview', (id) => (id === 'p1' ? { $number: 1 } : {})),
+    );
     await sendEvents(server, projects.distinctIds!.api_token, [
       { event: '$pageview', distinct_id: 'p1', timestamp: '2020-01-12T12:00:00Z', properties: { $set: { name: 'p1' } } },
       { event: '$identify', distinct_id: 'p1', timestamp: '2020-01-12T12:00:01Z', properties: { $anon_distinct_id: 'another_p1' } },
@@ -107,7 +111,11 @@ describe('LifecycleQuery on /query/', () => {
     await sendEvents(server, projects.weeksSunday!.api_token, personEvents(WEEKS));
     await sendEvents(server, projects.weeksMonday!.api_token, personEvents(WEEKS));
     await sendEvents(server, projects.months!.api_token, personEvents(MONTHS));
-    await sendEvents(server, projects.pacific!.api_token, personEvents([['p1', ['2020-01-11T23:00:00Z', '2020-01-12T01:00:00Z', ...MAIN[0]![1].slice(2)]], ...MAIN.slice(1)]));
+    await sendEvents(
+      server,
+      projects.pacific!.api_token,
+      personEvents([['p1', ['2020-01-11T23:00:00Z', '2020-01-12T01:00:00Z', ...MAIN[0]![1].slice(2)]], ...MAIN.slice(1)]),
+    );
     await sendEvents(server, projects.foreign!.api_token, personEvents(MAIN));
     const patched = await server.patch(`/api/projects/${projects.weeksMonday!.id}/`, { week_start_day: 1 });
     assert.equal(patched.status, 200, patched.text);
@@ -121,7 +129,7 @@ describe('LifecycleQuery on /query/', () => {
   });
   after(() => server.dispose());
 
-  test('test_lifecycle_query_whole_range: four items in PostHog\'s shape', async () => {
+  test("test_lifecycle_query_whole_range: four items in PostHog's shape", async () => {
     const response = await postQuery(server, projects.main!.id, lifecycle({ dateRange: { date_from: '2020-01-09', date_to: '2020-01-19' } }));
     assert.equal(response.status, 200, response.text);
     const days = Array.from({ length: 11 }, (_, index) => `2020-01-${String(9 + index).padStart(2, '0')}`);
@@ -218,7 +226,7 @@ describe('LifecycleQuery on /query/', () => {
     });
   });
 
-  test('test_timezones: periods are the project\'s days', async () => {
+  test("test_timezones: periods are the project's days", async () => {
     assert.deepEqual(byStatus(await results('pacific', lifecycle({ dateRange: { date_from: '2020-01-12', date_to: '2020-01-19' } }))), {
       new: [1, 0, 0, 1, 0, 0, 0, 0],
       returning: [0, 0, 0, 0, 0, 0, 0, 0],
@@ -227,7 +235,7 @@ describe('LifecycleQuery on /query/', () => {
     });
   });
 
-  test('test_cohort_filter: the counts of the cohort\'s persons', async () => {
+  test("test_cohort_filter: the counts of the cohort's persons", async () => {
     const cohort = await server.post(`/api/projects/${projects.main!.id}/cohorts/`, {
       name: 'Test accounts',
       filters: { properties: { type: 'AND', values: [{ key: 'email', value: ['test@posthog.com'], type: 'person', operator: 'exact' }] } },
@@ -242,7 +250,13 @@ describe('LifecycleQuery on /query/', () => {
 
   test('an InsightVizNode runs its source; environments and no trailing slash answer the same; lifecycleFilter only shows', async () => {
     const direct = await results('main', lifecycle());
-    assert.deepEqual(await results('main', { kind: 'InsightVizNode', source: lifecycle({ lifecycleFilter: { toggledLifecycles: ['new'], showLegend: true, stacked: false } }) }), direct);
+    assert.deepEqual(
+      await results('main', {
+        kind: 'InsightVizNode',
+        source: lifecycle({ lifecycleFilter: { toggledLifecycles: ['new'], showLegend: true, stacked: false } }),
+      }),
+      direct,
+    );
     for (const url of [`/api/environments/${projects.main!.id}/query/`, `/api/projects/${projects.main!.id}/query`]) {
       const response = await server.post(url, { query: lifecycle() });
       assert.equal(response.status, 200, `${url}: ${response.text}`);
@@ -251,13 +265,14 @@ describe('LifecycleQuery on /query/', () => {
   });
 
   test('scopes: query:read or insight:read; a key without them is refused', async () => {
-    for (const scopes of ['query:read', 'insight:read']) assert.equal((await postQuery(server, projects.main!.id, lifecycle(), keys[scopes])).status, 200, scopes);
+    for (const scopes of ['query:read', 'insight:read'])
+      assert.equal((await postQuery(server, projects.main!.id, lifecycle(), keys[scopes])).status, 200, scopes);
     const refused = await postQuery(server, projects.main!.id, lifecycle(), keys['person:read']);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, ERRORS.missingScope('query:read'));
   });
 
-  test('another project\'s action is one this project does not have: a 400 naming the series', async () => {
+  test("another project's action is one this project does not have: a 400 naming the series", async () => {
     const response = await postQuery(server, projects.main!.id, lifecycle({ series: [{ kind: 'ActionsNode', id: foreignAction }] }));
     assert.equal(response.status, 400);
     assert.deepEqual(response.body, invalid('query.series.0.id', `Action ${foreignAction} does not exist.`));
@@ -266,15 +281,33 @@ describe('LifecycleQuery on /query/', () => {
   test('what Tally cannot compute, or a malformed node, is a 400 naming the field', async () => {
     const main = projects.main!.id;
     await assertRefused(server, main, lifecycle({ series: [PAGEVIEW, PAGEVIEW] }), 'query.series', 'A LifecycleQuery takes exactly one series.');
-    await assertRefused(server, main, { kind: 'InsightVizNode', source: lifecycle({ series: [] }) }, 'query.source.series', 'A LifecycleQuery takes exactly one series.');
+    await assertRefused(
+      server,
+      main,
+      { kind: 'InsightVizNode', source: lifecycle({ series: [] }) },
+      'query.source.series',
+      'A LifecycleQuery takes exactly one series.',
+    );
     await assertRefused(server, main, lifecycle({ series: undefined }), 'query.series', 'A LifecycleQuery needs a list of series.');
     await assertRefused(server, main, lifecycle({ series: [{ kind: 'EventsNode', event: 7 }] }), 'query.series.0.event');
     await assertRefused(server, main, lifecycle({ interval: 'minute' }), 'query.interval');
     await assertRefused(server, main, lifecycle({ dateRange: { date_to: 'someday' } }), 'query.dateRange.date_to');
     await assertRefused(server, main, lifecycle({ samplingFactor: 0.1 }), 'query.samplingFactor');
-    await assertRefused(server, main, lifecycle({ aggregation_group_type_index: 0 }), 'query.aggregation_group_type_index', 'Tally counts persons in a lifecycle insight.');
+    await assertRefused(
+      server,
+      main,
+      lifecycle({ aggregation_group_type_index: 0 }),
+      'query.aggregation_group_type_index',
+      'Tally counts persons in a lifecycle insight.',
+    );
     await assertRefused(server, main, lifecycle({ lifecycleFilter: 'new' }), 'query.lifecycleFilter');
-    await assertRefused(server, main, lifecycle({ properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }), 'query.properties', 'Cohort 999999 does not exist.');
+    await assertRefused(
+      server,
+      main,
+      lifecycle({ properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }),
+      'query.properties',
+      'Cohort 999999 does not exist.',
+    );
   });
 
   describe('the same numbers as /insights/trend/ with insight=LIFECYCLE', () => {
@@ -283,16 +316,42 @@ describe('LifecycleQuery on /query/', () => {
       assert.equal(response.status, 200, response.text);
       return response.body.result as Array<Record<string, any>>;
     };
-    const numbers = (items: Array<Record<string, any>>) => items.map((item) => ({ status: item.status, data: item.data, count: item.count, days: item.days, labels: item.labels, label: item.label }));
+    const numbers = (items: Array<Record<string, any>>) =>
+      items.map((item) => ({ status: item.status, data: item.data, count: item.count, days: item.days, labels: item.labels, label: item.label }));
     const PAGEVIEWS = [{ id: '$pageview', type: 'events', order: 0 }];
     const questions: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
       ['by day', 'main', { events: PAGEVIEWS, ...RANGE }, {}],
       ['all events', 'allEvents', { events: [{ id: null, type: 'events' }], ...RANGE }, { series: [{ kind: 'EventsNode' }] }],
-      ['event property filters', 'number', { events: PAGEVIEWS, ...RANGE, properties: [{ key: '$number', value: '1', type: 'event' }] }, { properties: [{ key: '$number', value: '1', type: 'event' }] }],
-      ['by hour', 'main', { events: PAGEVIEWS, interval: 'hour', date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-12T23:00:00Z' }, { interval: 'hour', dateRange: { date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-12T23:00:00Z' } }],
-      ['by week', 'weeksMonday', { events: PAGEVIEWS, interval: 'week', date_from: '2020-02-05', date_to: '2020-03-09' }, { interval: 'week', dateRange: { date_from: '2020-02-05', date_to: '2020-03-09' } }],
-      ['by month', 'months', { events: PAGEVIEWS, interval: 'month', date_from: '2020-02-01', date_to: '2020-09-01' }, { interval: 'month', dateRange: { date_from: '2020-02-01', date_to: '2020-09-01' } }],
-      ['in another time zone', 'pacific', { events: PAGEVIEWS, date_from: '2020-01-12', date_to: '2020-01-19' }, { dateRange: { date_from: '2020-01-12', date_to: '2020-01-19' } }],
+      [
+        'event property filters',
+        'number',
+        { events: PAGEVIEWS, ...RANGE, properties: [{ key: '$number', value: '1', type: 'event' }] },
+        { properties: [{ key: '$number', value: '1', type: 'event' }] },
+      ],
+      [
+        'by hour',
+        'main',
+        { events: PAGEVIEWS, interval: 'hour', date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-12T23:00:00Z' },
+        { interval: 'hour', dateRange: { date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-12T23:00:00Z' } },
+      ],
+      [
+        'by week',
+        'weeksMonday',
+        { events: PAGEVIEWS, interval: 'week', date_from: '2020-02-05', date_to: '2020-03-09' },
+        { interval: 'week', dateRange: { date_from: '2020-02-05', date_to: '2020-03-09' } },
+      ],
+      [
+        'by month',
+        'months',
+        { events: PAGEVIEWS, interval: 'month', date_from: '2020-02-01', date_to: '2020-09-01' },
+        { interval: 'month', dateRange: { date_from: '2020-02-01', date_to: '2020-09-01' } },
+      ],
+      [
+        'in another time zone',
+        'pacific',
+        { events: PAGEVIEWS, date_from: '2020-01-12', date_to: '2020-01-19' },
+        { dateRange: { date_from: '2020-01-12', date_to: '2020-01-19' } },
+      ],
       ['test accounts left out', 'main', { events: PAGEVIEWS, ...RANGE, filter_test_accounts: true }, { filterTestAccounts: true }],
     ];
     for (const [name, project, params, fields] of questions) {
@@ -307,7 +366,7 @@ describe('LifecycleQuery on /query/', () => {
     });
   });
 
-  test('a saved insight holding a LifecycleQuery computes the query\'s results', async () => {
+  test("a saved insight holding a LifecycleQuery computes the query's results", async () => {
     const query = { kind: 'InsightVizNode', source: lifecycle() };
     const created = await server.post(`/api/projects/${projects.main!.id}/insights/`, { name: 'Lifecycle', query });
     assert.equal(created.status, 201, created.text);

@@ -127,7 +127,12 @@ const DATASETS: Record<string, InsightEvent[]> = {
   ]),
 };
 
-const edge = (source: string, target: string, value: number, averageConversionTime: number) => ({ source, target, value, average_conversion_time: averageConversionTime });
+const edge = (source: string, target: string, value: number, averageConversionTime: number) => ({
+  source,
+  target,
+  value,
+  average_conversion_time: averageConversionTime,
+});
 const edges = (links: Array<{ source: string; target: string; value: number }>) => links.map((link) => [link.source, link.target, link.value]);
 
 function paths(pathsFilter: Record<string, unknown> = {}, fields: Record<string, unknown> = {}) {
@@ -187,7 +192,10 @@ describe('PathsQuery on /query/', () => {
     assert.equal((await results('currentUrl', paths({}, { dateRange: { date_from: '2012-01-22' } }))).length, 0);
     assert.equal((await results('currentUrl', paths({}, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-08' } }))).length, 0);
     assert.equal((await results('currentUrl', paths({}, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-22' } }))).length, 4);
-    assert.equal((await results('currentUrl', paths({}, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-22' }, filterTestAccounts: true }))).length, 3);
+    assert.equal(
+      (await results('currentUrl', paths({}, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-22' }, filterTestAccounts: true }))).length,
+      3,
+    );
     assert.equal((await results('currentUrl', paths({}, { dateRange: { date_from: '2012-01-22', date_to: '2012-01-08' } }))).length, 0);
   });
 
@@ -235,10 +243,16 @@ describe('PathsQuery on /query/', () => {
     ]);
   });
 
-  test('funnelPathsFilter: the paths of a FunnelsQuery\'s persons after a step', async () => {
-    const after = await results('funnel', paths({}, { dateRange: FUNNEL_WEEK, funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE, funnelStep: 2 } }));
+  test("funnelPathsFilter: the paths of a FunnelsQuery's persons after a step", async () => {
+    const after = await results(
+      'funnel',
+      paths({}, { dateRange: FUNNEL_WEEK, funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE, funnelStep: 2 } }),
+    );
     assert.deepEqual(edges(after), [['1_step two', '2_after', 1]]);
-    const dropped = await results('funnel', paths({}, { dateRange: FUNNEL_WEEK, funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE, funnelStep: -2 } }));
+    const dropped = await results(
+      'funnel',
+      paths({}, { dateRange: FUNNEL_WEEK, funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE, funnelStep: -2 } }),
+    );
     assert.deepEqual(edges(dropped), [
       ['1_step one', '2_browse', 1],
       ['2_browse', '3_search', 1],
@@ -248,7 +262,10 @@ describe('PathsQuery on /query/', () => {
   test('an InsightVizNode runs its source; environments and no trailing slash answer the same; display-only fields change nothing', async () => {
     const query = paths({ includeEventTypes: ['custom_event'] });
     const direct = await results('customEvents', query);
-    assert.deepEqual(await results('customEvents', { kind: 'InsightVizNode', source: paths({ includeEventTypes: ['custom_event'] }, { modifiers: {}, tags: {} }) }), direct);
+    assert.deepEqual(
+      await results('customEvents', { kind: 'InsightVizNode', source: paths({ includeEventTypes: ['custom_event'] }, { modifiers: {}, tags: {} }) }),
+      direct,
+    );
     for (const path of [`/api/environments/${projects.customEvents!.id}/query/`, `/api/projects/${projects.customEvents!.id}/query`]) {
       const response = await server.post(path, { query });
       assert.equal(response.status, 200, `${path}: ${response.text}`);
@@ -257,44 +274,87 @@ describe('PathsQuery on /query/', () => {
   });
 
   test('scopes: query:read or insight:read; a key without them is refused', async () => {
-    for (const scopes of ['query:read', 'insight:read']) assert.equal((await postQuery(server, projects.customEvents!.id, paths(), keys[scopes])).status, 200, scopes);
+    for (const scopes of ['query:read', 'insight:read'])
+      assert.equal((await postQuery(server, projects.customEvents!.id, paths(), keys[scopes])).status, 200, scopes);
     const refused = await postQuery(server, projects.customEvents!.id, paths(), keys['person:read']);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, ERRORS.missingScope('query:read'));
   });
 
-  test('another project\'s events are never followed', async () => {
+  test("another project's events are never followed", async () => {
     assert.deepEqual(await results('empty', paths({ includeEventTypes: ['custom_event'] })), []);
   });
 
   test('what Tally cannot compute, or a malformed node, is a 400 naming the field', async () => {
     const id = projects.customEvents!.id;
     await assertRefused(server, id, { kind: 'PathsQuery' }, 'query.pathsFilter', 'This field is required.');
-    await assertRefused(server, id, { kind: 'InsightVizNode', source: paths({ includeEventTypes: ['hogql'], pathsHogQLExpression: 'event' }) }, 'query.source.pathsFilter.includeEventTypes.0');
+    await assertRefused(
+      server,
+      id,
+      { kind: 'InsightVizNode', source: paths({ includeEventTypes: ['hogql'], pathsHogQLExpression: 'event' }) },
+      'query.source.pathsFilter.includeEventTypes.0',
+    );
     await assertRefused(server, id, paths({ pathsHogQLExpression: 'event || properties.a' }), 'query.pathsFilter.pathsHogQLExpression');
     await assertRefused(server, id, paths({ includeEventTypes: ['$autocapture'] }), 'query.pathsFilter.includeEventTypes.0');
     await assertRefused(server, id, paths({ includeEventTypes: '$pageview' }), 'query.pathsFilter.includeEventTypes');
     await assertRefused(server, id, paths({ stepLimit: 0 }), 'query.pathsFilter.stepLimit');
     await assertRefused(server, id, paths({ stepLimit: 101 }), 'query.pathsFilter.stepLimit');
     await assertRefused(server, id, paths({ edgeLimit: 'many' }), 'query.pathsFilter.edgeLimit');
-    await assertRefused(server, id, paths({ minEdgeWeight: 5, maxEdgeWeight: 2 }), 'query.pathsFilter.maxEdgeWeight', "Max edge weight can't be lower than min edge weight.");
-    await assertRefused(server, id, paths({ excludeEvents: [1] }), 'query.pathsFilter.excludeEvents.0');
-    await assertRefused(server, id, paths({ localPathCleaningFilters: [{ regex: '(', alias: 'x' }] }), 'query.pathsFilter.localPathCleaningFilters');
-    await assertRefused(server, id, paths({ pathStartKey: 'home' }), 'query.pathsFilter.pathStartKey');
-    await assertRefused(server, id, paths({}, { funnelPathsFilter: { funnelPathType: 'sideways', funnelSource: FUNNEL_SOURCE, funnelStep: 1 } }), 'query.funnelPathsFilter.funnelPathType');
-    await assertRefused(server, id, paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelStep: 1 } }), 'query.funnelPathsFilter.funnelSource');
     await assertRefused(
       server,
       id,
-      paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: { ...FUNNEL_SOURCE, series: [FUNNEL_SOURCE.series[0]] }, funnelStep: 1 } }),
+      paths({ minEdgeWeight: 5, maxEdgeWeight: 2 }),
+      'query.pathsFilter.maxEdgeWeight',
+      "Max edge weight can't be lower than min edge weight.",
+    );
+    await assertRefused(server, id, paths({ excludeEvents: [1] }), 'query.pathsFilter.excludeEvents.0');
+    await assertRefused(server, id, paths({ localPathCleaningFilters: [{ regex: '(', alias: 'x' }] }), 'query.pathsFilter.localPathCleaningFilters');
+    await assertRefused(server, id, paths({ pathStartKey: 'home' }), 'query.pathsFilter.pathStartKey');
+    await assertRefused(
+      server,
+      id,
+      paths({}, { funnelPathsFilter: { funnelPathType: 'sideways', funnelSource: FUNNEL_SOURCE, funnelStep: 1 } }),
+      'query.funnelPathsFilter.funnelPathType',
+    );
+    await assertRefused(
+      server,
+      id,
+      paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelStep: 1 } }),
+      'query.funnelPathsFilter.funnelSource',
+    );
+    await assertRefused(
+      server,
+      id,
+      paths(
+        {},
+        {
+          funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: { ...FUNNEL_SOURCE, series: [FUNNEL_SOURCE.series[0]] }, funnelStep: 1 },
+        },
+      ),
       'query.funnelPathsFilter.funnelSource.series',
     );
-    await assertRefused(server, id, paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE } }), 'query.funnelPathsFilter.funnelStep');
-    await assertRefused(server, id, paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE, funnelStep: 5 } }), 'query.funnelPathsFilter.funnelStep');
+    await assertRefused(
+      server,
+      id,
+      paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE } }),
+      'query.funnelPathsFilter.funnelStep',
+    );
+    await assertRefused(
+      server,
+      id,
+      paths({}, { funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: FUNNEL_SOURCE, funnelStep: 5 } }),
+      'query.funnelPathsFilter.funnelStep',
+    );
     await assertRefused(server, id, paths({}, { dateRange: { date_from: 'long ago' } }), 'query.dateRange.date_from');
     await assertRefused(server, id, paths({}, { samplingFactor: 0.1 }), 'query.samplingFactor');
     await assertRefused(server, id, paths({}, { aggregation_group_type_index: 0 }), 'query.aggregation_group_type_index');
-    await assertRefused(server, id, paths({}, { properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }), 'query.properties', 'Cohort 999999 does not exist.');
+    await assertRefused(
+      server,
+      id,
+      paths({}, { properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }),
+      'query.properties',
+      'Cohort 999999 does not exist.',
+    );
   });
 
   describe('the same edges as /insights/path/', () => {
@@ -306,15 +366,35 @@ describe('PathsQuery on /query/', () => {
     const week = { date_from: '2012-01-08', date_to: '2012-01-15' };
     const questions: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
       ['every event', 'currentUrl', { ...week }, paths({}, { dateRange: week })],
-      ['pageviews, test accounts left out', 'currentUrl', { ...week, include_event_types: ['$pageview'], filter_test_accounts: true }, paths({ includeEventTypes: ['$pageview'] }, { dateRange: week, filterTestAccounts: true })],
-      ['custom events, one excluded', 'customEvents', { include_event_types: ['custom_event'], exclude_events: ['custom_event_3'] }, paths({ includeEventTypes: ['custom_event'], excludeEvents: ['custom_event_3'] })],
+      [
+        'pageviews, test accounts left out',
+        'currentUrl',
+        { ...week, include_event_types: ['$pageview'], filter_test_accounts: true },
+        paths({ includeEventTypes: ['$pageview'] }, { dateRange: week, filterTestAccounts: true }),
+      ],
+      [
+        'custom events, one excluded',
+        'customEvents',
+        { include_event_types: ['custom_event'], exclude_events: ['custom_event_3'] },
+        paths({ includeEventTypes: ['custom_event'], excludeEvents: ['custom_event_3'] }),
+      ],
       ['screens and pageviews', 'screens', { include_event_types: ['$screen', '$pageview'] }, paths({ includeEventTypes: ['$screen', '$pageview'] })],
       ['a start point and a step limit', 'start', { start_point: '/pricing', step_limit: 3 }, paths({ startPoint: '/pricing', stepLimit: 3 })],
       ['an end point', 'start', { end_point: '/about' }, paths({ endPoint: '/about' })],
       ['start and end points', 'start', { start_point: '/', end_point: '/about' }, paths({ startPoint: '/', endPoint: '/about' })],
-      ['groupings and cleaning rules', 'start', { path_groupings: ['/pri*'], local_path_cleaning_filters: [{ regex: '/about/?', alias: '/info' }] }, paths({ pathGroupings: ['/pri*'], localPathCleaningFilters: [{ regex: '/about/?', alias: '/info' }] })],
+      [
+        'groupings and cleaning rules',
+        'start',
+        { path_groupings: ['/pri*'], local_path_cleaning_filters: [{ regex: '/about/?', alias: '/info' }] },
+        paths({ pathGroupings: ['/pri*'], localPathCleaningFilters: [{ regex: '/about/?', alias: '/info' }] }),
+      ],
       ['edge weights and limits', 'start', { min_edge_weight: 2, edge_limit: 3 }, paths({ minEdgeWeight: 2, edgeLimit: 3 })],
-      ['property filters', 'properties', { properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] }, paths({}, { properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] })],
+      [
+        'property filters',
+        'properties',
+        { properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] },
+        paths({}, { properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] }),
+      ],
       [
         'paths before a funnel step',
         'funnel',
@@ -343,7 +423,7 @@ describe('PathsQuery on /query/', () => {
     }
   });
 
-  test('a saved insight holding a PathsQuery computes the query\'s results', async () => {
+  test("a saved insight holding a PathsQuery computes the query's results", async () => {
     const query = { kind: 'InsightVizNode', source: paths({ includeEventTypes: ['custom_event'] }) };
     const created = await server.post(`/api/projects/${projects.customEvents!.id}/insights/`, { name: 'Paths', query });
     assert.equal(created.status, 201, created.text);

@@ -212,7 +212,10 @@ describe('RetentionQuery on /query/', () => {
     }));
     for (const [name, batch] of Object.entries(DATASETS)) await sendEvents(server, projects[name]!.api_token, batch);
     const action = async (project: string) => {
-      const created = await server.post(`/api/projects/${projects[project]!.id}/actions/`, { name: 'Anything', steps: [{ event: null }, { event: 'non_matching_event' }] });
+      const created = await server.post(`/api/projects/${projects[project]!.id}/actions/`, {
+        name: 'Anything',
+        steps: [{ event: null }, { event: 'non_matching_event' }],
+      });
       assert.equal(created.status, 201, created.text);
       return created.body.id as number;
     };
@@ -225,11 +228,17 @@ describe('RetentionQuery on /query/', () => {
     const response = await postQuery(server, projects.day!.id, retention());
     assert.equal(response.status, 200, response.text);
     const rows = response.body.results;
-    assert.deepEqual(labels(rows), Array.from({ length: 11 }, (_, index) => `Day ${index}`));
-    assert.deepEqual(counts(rows), Array.from({ length: 11 }, () => Array<number>(11).fill(0)));
+    assert.deepEqual(
+      labels(rows),
+      Array.from({ length: 11 }, (_, index) => `Day ${index}`),
+    );
+    assert.deepEqual(
+      counts(rows),
+      Array.from({ length: 11 }, () => Array<number>(11).fill(0)),
+    );
   });
 
-  test('test_day_interval: PostHog\'s shape, the triangle padded with zeros', async () => {
+  test("test_day_interval: PostHog's shape, the triangle padded with zeros", async () => {
     const response = await postQuery(server, projects.day!.id, retention({}, { dateRange: DAY_TO }));
     assert.equal(response.status, 200, response.text);
     const rows = response.body.results;
@@ -239,7 +248,10 @@ describe('RetentionQuery on /query/', () => {
       date: '2020-06-10T00:00:00Z',
     });
     assert.deepEqual(counts(rows), DAY_MATRIX);
-    assert.deepEqual(labels(rows), Array.from({ length: 11 }, (_, index) => `Day ${index}`));
+    assert.deepEqual(
+      labels(rows),
+      Array.from({ length: 11 }, (_, index) => `Day ${index}`),
+    );
     assert.deepEqual(
       rows.map((row: any) => row.date),
       Array.from({ length: 11 }, (_, index) => `2020-06-${String(10 + index).padStart(2, '0')}T00:00:00Z`),
@@ -252,7 +264,10 @@ describe('RetentionQuery on /query/', () => {
     // events of 10 Jan, before the legacy window's start on 25 Jan. Tally keeps the legacy window,
     // so the question is asked up to 10 Nov, where both windows hold the same events.
     const rows = await results('month', retention({ period: 'Month' }, { dateRange: { date_to: `${at(0, 0, 5)}Z` } }));
-    assert.deepEqual(labels(rows), Array.from({ length: 11 }, (_, index) => `Month ${index}`));
+    assert.deepEqual(
+      labels(rows),
+      Array.from({ length: 11 }, (_, index) => `Month ${index}`),
+    );
     assert.deepEqual(
       counts(rows),
       pad([
@@ -277,7 +292,10 @@ describe('RetentionQuery on /query/', () => {
 
   test('test_hour_interval', async () => {
     const rows = await results('hour', retention({ period: 'Hour' }, { dateRange: { date_to: `${at(0, 16, 0, 13)}Z` } }));
-    assert.deepEqual(labels(rows), Array.from({ length: 11 }, (_, index) => `Hour ${index}`));
+    assert.deepEqual(
+      labels(rows),
+      Array.from({ length: 11 }, (_, index) => `Hour ${index}`),
+    );
     assert.deepEqual(counts(rows), HOUR_MATRIX);
     assert.deepEqual(
       rows.map((row: any) => row.date),
@@ -285,7 +303,7 @@ describe('RetentionQuery on /query/', () => {
     );
   });
 
-  test('test_hour_interval_team_timezone: hours of the project\'s time zone', async () => {
+  test("test_hour_interval_team_timezone: hours of the project's time zone", async () => {
     const rows = await results('pacificHour', retention({ period: 'Hour' }, { dateRange: { date_to: at(0, 16, 0, 13) } }));
     assert.deepEqual(counts(rows), HOUR_MATRIX);
     assert.deepEqual(
@@ -294,7 +312,7 @@ describe('RetentionQuery on /query/', () => {
     );
   });
 
-  test('test_interval_rounding: weeks start on the week\'s first day', async () => {
+  test("test_interval_rounding: weeks start on the week's first day", async () => {
     const rows = await results('week', retention({ period: 'Week', totalIntervals: 7 }, { dateRange: { date_to: `${at(14, 0, 1)}Z` } }));
     assert.deepEqual(labels(rows), ['Week 0', 'Week 1', 'Week 2', 'Week 3', 'Week 4', 'Week 5', 'Week 6']);
     assert.deepEqual(counts(rows), pad([[2, 2, 1, 2, 2, 0, 1], [2, 1, 2, 2, 0, 1], [1, 1, 1, 0, 0], [2, 2, 0, 1], [2, 0, 1], [0, 0], [1]]));
@@ -308,13 +326,19 @@ describe('RetentionQuery on /query/', () => {
     const returning = { id: '$pageview', type: 'events' };
     const anything = await results('day', retention({ targetEntity: { id: null, name: 'All events' }, returningEntity: returning }, { dateRange: DAY_TO }));
     assert.deepEqual(counts(anything), DAY_MATRIX);
-    const action = await results('day', retention({ targetEntity: { id: allEventsAction, type: 'actions' }, returningEntity: returning }, { dateRange: DAY_TO }));
+    const action = await results(
+      'day',
+      retention({ targetEntity: { id: allEventsAction, type: 'actions' }, returningEntity: returning }, { dateRange: DAY_TO }),
+    );
     assert.deepEqual(counts(action), DAY_MATRIX);
   });
 
   test('test_all_events_target_first_time: first-time retention of event2, returning on it or on anything', async () => {
     const query = (returningEntity: Record<string, unknown>) =>
-      retention({ retentionType: 'retention_first_time', totalIntervals: 4, targetEntity: { id: 'event2', type: 'events' }, returningEntity }, { dateRange: { date_to: `${at(2, 6)}Z` } });
+      retention(
+        { retentionType: 'retention_first_time', totalIntervals: 4, targetEntity: { id: 'event2', type: 'events' }, returningEntity },
+        { dateRange: { date_to: `${at(2, 6)}Z` } },
+      );
     const specific = await results('firstTime', query({ id: 'event2', type: 'events' }));
     assert.deepEqual(counts(specific), pad([[0, 0, 0, 0], [0, 0, 0], [0, 0], [1]]));
     assert.deepEqual(await results('firstTime', query({ id: null, name: 'All events' })), specific);
@@ -337,7 +361,10 @@ describe('RetentionQuery on /query/', () => {
     assert.deepEqual(counts(multiple), pad([[2, 0, 0, 0, 0, 2, 1], [2, 0, 0, 0, 2, 1], [2, 0, 0, 2, 1], [2, 0, 2, 1], [0, 0, 0], [1, 0], [0]]));
     const any = await results(
       'multipleEvents',
-      retention({ period: 'Day', totalIntervals: 7, targetEntity: { id: null, type: 'events' }, returningEntity: { id: null, type: 'events' } }, { dateRange: { date_to: `${at(6, 6)}Z` } }),
+      retention(
+        { period: 'Day', totalIntervals: 7, targetEntity: { id: null, type: 'events' }, returningEntity: { id: null, type: 'events' } },
+        { dateRange: { date_to: `${at(6, 6)}Z` } },
+      ),
     );
     assert.deepEqual(counts(any), pad([[2, 2, 2, 2, 0, 2, 1], [2, 2, 2, 0, 2, 1], [2, 2, 0, 2, 1], [2, 0, 2, 1], [0, 0, 0], [3, 1], [1]]));
   });
@@ -369,7 +396,10 @@ describe('RetentionQuery on /query/', () => {
   test('an InsightVizNode runs its source; environments and no trailing slash answer the same; display-only fields change nothing', async () => {
     const query = retention({}, { dateRange: DAY_TO });
     const direct = await results('day', query);
-    const shown = retention({ retentionReference: 'previous', display: 'ActionsTable', showMean: true, meanRetentionCalculation: 'weighted', dashboardDisplay: 'ActionsLineGraph' }, { dateRange: DAY_TO });
+    const shown = retention(
+      { retentionReference: 'previous', display: 'ActionsTable', showMean: true, meanRetentionCalculation: 'weighted', dashboardDisplay: 'ActionsLineGraph' },
+      { dateRange: DAY_TO },
+    );
     assert.deepEqual(await results('day', { kind: 'InsightVizNode', source: shown }), direct);
     for (const url of [`/api/environments/${projects.day!.id}/query/`, `/api/projects/${projects.day!.id}/query`]) {
       const response = await server.post(url, { query });
@@ -379,14 +409,18 @@ describe('RetentionQuery on /query/', () => {
   });
 
   test('scopes: query:read or insight:read; a key without them is refused', async () => {
-    for (const scopes of ['query:read', 'insight:read']) assert.equal((await postQuery(server, projects.day!.id, retention(), keys[scopes])).status, 200, scopes);
+    for (const scopes of ['query:read', 'insight:read'])
+      assert.equal((await postQuery(server, projects.day!.id, retention(), keys[scopes])).status, 200, scopes);
     const refused = await postQuery(server, projects.day!.id, retention(), keys['person:read']);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, ERRORS.missingScope('query:read'));
   });
 
-  test('another project\'s events are never counted; its action is one this project does not have', async () => {
-    assert.deepEqual(counts(await results('empty', retention({}, { dateRange: DAY_TO }))), Array.from({ length: 11 }, () => Array<number>(11).fill(0)));
+  test("another project's events are never counted; its action is one this project does not have", async () => {
+    assert.deepEqual(
+      counts(await results('empty', retention({}, { dateRange: DAY_TO }))),
+      Array.from({ length: 11 }, () => Array<number>(11).fill(0)),
+    );
     const response = await postQuery(server, projects.day!.id, retention({ targetEntity: { id: foreignAction, type: 'actions' } }, { dateRange: DAY_TO }));
     assert.equal(response.status, 400);
     assert.deepEqual(response.body, invalid('query.retentionFilter.targetEntity', `Action ${foreignAction} does not exist.`));
@@ -395,7 +429,13 @@ describe('RetentionQuery on /query/', () => {
   test('what Tally cannot compute, or a malformed node, is a 400 naming the field', async () => {
     const day = projects.day!.id;
     await assertRefused(server, day, { kind: 'RetentionQuery' }, 'query.retentionFilter', 'This field is required.');
-    await assertRefused(server, day, { kind: 'InsightVizNode', source: retention({ cumulative: true }) }, 'query.source.retentionFilter.cumulative', 'Tally cannot compute cumulative retention yet.');
+    await assertRefused(
+      server,
+      day,
+      { kind: 'InsightVizNode', source: retention({ cumulative: true }) },
+      'query.source.retentionFilter.cumulative',
+      'Tally cannot compute cumulative retention yet.',
+    );
     await assertRefused(server, day, retention({ minimumOccurrences: 2 }), 'query.retentionFilter.minimumOccurrences');
     await assertRefused(server, day, retention({ timeWindowMode: '24_hour_windows' }), 'query.retentionFilter.timeWindowMode');
     await assertRefused(server, day, retention({ retentionType: 'retention_first_ever_occurrence' }), 'query.retentionFilter.retentionType');
@@ -405,15 +445,37 @@ describe('RetentionQuery on /query/', () => {
     await assertRefused(server, day, retention({ totalIntervals: 1001 }), 'query.retentionFilter.totalIntervals');
     await assertRefused(server, day, retention({ targetEntity: { id: 'x', type: 'persons' } }), 'query.retentionFilter.targetEntity.type');
     await assertRefused(server, day, retention({ targetEntity: { id: 'seven', type: 'actions' } }), 'query.retentionFilter.targetEntity.id');
-    await assertRefused(server, day, retention({ returningEntity: { id: 'x', properties: [{ key: 'x', type: 'hogql' }] } }), 'query.retentionFilter.returningEntity.properties.0.type');
+    await assertRefused(
+      server,
+      day,
+      retention({ returningEntity: { id: 'x', properties: [{ key: 'x', type: 'hogql' }] } }),
+      'query.retentionFilter.returningEntity.properties.0.type',
+    );
     await assertRefused(server, day, retention({}, { dateRange: { date_from: '-7d' } }), 'query.dateRange.date_from');
     await assertRefused(server, day, retention({}, { dateRange: { date_to: 'whenever' } }), 'query.dateRange.date_to');
     await assertRefused(server, day, retention({}, { samplingFactor: 0.5 }), 'query.samplingFactor');
     await assertRefused(server, day, retention({}, { breakdownFilter: { breakdown: 'os', breakdown_type: 'cohort' } }), 'query.breakdownFilter.breakdown_type');
-    await assertRefused(server, day, retention({}, { breakdownFilter: { breakdowns: [{ property: 'a' }, { property: 'b' }] } }), 'query.breakdownFilter.breakdowns');
-    await assertRefused(server, day, retention({}, { breakdownFilter: { breakdown: 'industry', breakdown_type: 'group' } }), 'query.breakdownFilter.breakdowns', 'A group breakdown needs a group type index.');
+    await assertRefused(
+      server,
+      day,
+      retention({}, { breakdownFilter: { breakdowns: [{ property: 'a' }, { property: 'b' }] } }),
+      'query.breakdownFilter.breakdowns',
+    );
+    await assertRefused(
+      server,
+      day,
+      retention({}, { breakdownFilter: { breakdown: 'industry', breakdown_type: 'group' } }),
+      'query.breakdownFilter.breakdowns',
+      'A group breakdown needs a group type index.',
+    );
     await assertRefused(server, day, retention({}, { aggregation_group_type_index: 7 }), 'query.aggregation_group_type_index');
-    await assertRefused(server, day, retention({}, { properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }), 'query.properties', 'Cohort 999999 does not exist.');
+    await assertRefused(
+      server,
+      day,
+      retention({}, { properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }),
+      'query.properties',
+      'Cohort 999999 does not exist.',
+    );
   });
 
   describe('the same numbers as /insights/retention/', () => {
@@ -424,21 +486,52 @@ describe('RetentionQuery on /query/', () => {
     };
     /** The legacy table padded to the query's square. */
     const legacyNumbers = (rows: Awaited<ReturnType<typeof legacy>>, total: number) =>
-      rows.map((row) => ({ label: row.label, date: row.date?.replace('+00:00', 'Z'), counts: [...row.values.map((value) => value.count), ...Array<number>(total - row.values.length).fill(0)] }));
+      rows.map((row) => ({
+        label: row.label,
+        date: row.date?.replace('+00:00', 'Z'),
+        counts: [...row.values.map((value) => value.count), ...Array<number>(total - row.values.length).fill(0)],
+      }));
     const queryNumbers = (rows: Array<Record<string, any>>, breakdown: boolean) =>
       rows.map((row) => ({ label: row.label, date: breakdown ? undefined : row.date, counts: row.values.map((value: { count: number }) => value.count) }));
 
     const PAGEVIEW = { id: '$pageview', type: 'events' };
     const questions: Array<[string, string, Record<string, unknown>, Record<string, unknown>, number]> = [
       ['by day', 'day', { date_to: DAY_TO.date_to, total_intervals: 11 }, retention({}, { dateRange: DAY_TO }), 11],
-      ['by week', 'week', { date_to: `${at(14, 0, 1)}Z`, period: 'Week', total_intervals: 7 }, retention({ period: 'Week', totalIntervals: 7 }, { dateRange: { date_to: `${at(14, 0, 1)}Z` } }), 7],
-      ['by month, up to mid-month', 'month', { date_to: `${at(15, 0, 5)}Z`, period: 'Month', total_intervals: 11 }, retention({ period: 'Month' }, { dateRange: { date_to: `${at(15, 0, 5)}Z` } }), 11],
-      ['by hour in another time zone', 'pacificHour', { date_to: at(0, 16, 0, 13), period: 'Hour', total_intervals: 11 }, retention({ period: 'Hour' }, { dateRange: { date_to: at(0, 16, 0, 13) } }), 11],
+      [
+        'by week',
+        'week',
+        { date_to: `${at(14, 0, 1)}Z`, period: 'Week', total_intervals: 7 },
+        retention({ period: 'Week', totalIntervals: 7 }, { dateRange: { date_to: `${at(14, 0, 1)}Z` } }),
+        7,
+      ],
+      [
+        'by month, up to mid-month',
+        'month',
+        { date_to: `${at(15, 0, 5)}Z`, period: 'Month', total_intervals: 11 },
+        retention({ period: 'Month' }, { dateRange: { date_to: `${at(15, 0, 5)}Z` } }),
+        11,
+      ],
+      [
+        'by hour in another time zone',
+        'pacificHour',
+        { date_to: at(0, 16, 0, 13), period: 'Hour', total_intervals: 11 },
+        retention({ period: 'Hour' }, { dateRange: { date_to: at(0, 16, 0, 13) } }),
+        11,
+      ],
       [
         'first time, target and returning events',
         'multipleEvents',
-        { date_to: `${at(6, 6)}Z`, total_intervals: 7, retention_type: 'retention_first_time', target_entity: { id: '$some_event', type: 'events' }, returning_entity: PAGEVIEW },
-        retention({ totalIntervals: 7, retentionType: 'retention_first_time', targetEntity: { id: '$some_event', type: 'events' }, returningEntity: PAGEVIEW }, { dateRange: { date_to: `${at(6, 6)}Z` } }),
+        {
+          date_to: `${at(6, 6)}Z`,
+          total_intervals: 7,
+          retention_type: 'retention_first_time',
+          target_entity: { id: '$some_event', type: 'events' },
+          returning_entity: PAGEVIEW,
+        },
+        retention(
+          { totalIntervals: 7, retentionType: 'retention_first_time', targetEntity: { id: '$some_event', type: 'events' }, returningEntity: PAGEVIEW },
+          { dateRange: { date_to: `${at(6, 6)}Z` } },
+        ),
         7,
       ],
       [
@@ -452,13 +545,28 @@ describe('RetentionQuery on /query/', () => {
           returning_entity: PAGEVIEW,
         },
         retention(
-          { targetEntity: { id: '$pageview', type: 'events', properties: [{ key: 'email', value: 'test@posthog.com', type: 'person' }] }, returningEntity: PAGEVIEW },
+          {
+            targetEntity: { id: '$pageview', type: 'events', properties: [{ key: 'email', value: 'test@posthog.com', type: 'person' }] },
+            returningEntity: PAGEVIEW,
+          },
           { dateRange: DAY_TO, properties: [{ key: '$some_property', value: 'value', type: 'event' }] },
         ),
         11,
       ],
-      ['a person breakdown', 'day', { date_to: DAY_TO.date_to, total_intervals: 11, breakdowns: [{ property: 'os', type: 'person' }] }, retention({}, { dateRange: DAY_TO, breakdownFilter: { breakdown: 'os', breakdown_type: 'person' } }), 11],
-      ['an event breakdown', 'day', { date_to: DAY_TO.date_to, total_intervals: 11, breakdowns: [{ property: '$some_property', type: 'event' }] }, retention({}, { dateRange: DAY_TO, breakdownFilter: { breakdown: '$some_property' } }), 11],
+      [
+        'a person breakdown',
+        'day',
+        { date_to: DAY_TO.date_to, total_intervals: 11, breakdowns: [{ property: 'os', type: 'person' }] },
+        retention({}, { dateRange: DAY_TO, breakdownFilter: { breakdown: 'os', breakdown_type: 'person' } }),
+        11,
+      ],
+      [
+        'an event breakdown',
+        'day',
+        { date_to: DAY_TO.date_to, total_intervals: 11, breakdowns: [{ property: '$some_property', type: 'event' }] },
+        retention({}, { dateRange: DAY_TO, breakdownFilter: { breakdown: '$some_property' } }),
+        11,
+      ],
     ];
     for (const [name, project, body, query, total] of questions) {
       test(name, async () => {
@@ -481,7 +589,7 @@ describe('RetentionQuery on /query/', () => {
     });
   });
 
-  test('a saved insight holding a RetentionQuery computes the query\'s results', async () => {
+  test("a saved insight holding a RetentionQuery computes the query's results", async () => {
     const query = { kind: 'InsightVizNode', source: retention({ period: 'Hour' }, { dateRange: { date_to: `${at(0, 16, 0, 13)}Z` } }) };
     const created = await server.post(`/api/projects/${projects.hour!.id}/insights/`, { name: 'Retention', query });
     assert.equal(created.status, 201, created.text);

@@ -8,7 +8,7 @@ import type { TallyServer } from '../support/tally.js';
 /** Text only the foreign project's rows hold. */
 const FOREIGN = /FOREIGN_MARKER|foreign_secret|foreign_user/;
 
-describe('query API security: another project\'s rows are never visible', () => {
+describe("query API security: another project's rows are never visible", () => {
   let server: TallyServer;
   let foreignId: number;
 
@@ -19,11 +19,21 @@ describe('query API security: another project\'s rows are never visible', () => 
     await capture(server, QUERY_TOKEN, [
       { event: '$pageview', distinct_id: 'shared_id', timestamp: '2024-01-02T00:00:00Z', properties: { marker: 'own' } },
       { event: '$identify', distinct_id: 'shared_id', timestamp: '2024-01-02T00:00:01Z', properties: { $set: { email: 'own@example.com' } } },
-      { event: '$groupidentify', distinct_id: 'shared_id', timestamp: '2024-01-02T00:00:02Z', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Own' } } },
+      {
+        event: '$groupidentify',
+        distinct_id: 'shared_id',
+        timestamp: '2024-01-02T00:00:02Z',
+        properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Own' } },
+      },
     ]);
     await captureForeignEvents(server, started.foreign.api_token);
     await capture(server, started.foreign.api_token, [
-      { event: '$groupidentify', distinct_id: 'foreign_user', timestamp: '2024-01-03T00:00:00Z', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'FOREIGN_MARKER' } } },
+      {
+        event: '$groupidentify',
+        distinct_id: 'foreign_user',
+        timestamp: '2024-01-03T00:00:00Z',
+        properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'FOREIGN_MARKER' } },
+      },
     ]);
   });
   after(() => server.dispose());
@@ -59,7 +69,7 @@ describe('query API security: another project\'s rows are never visible', () => 
       "select * from person_distinct_ids where distinct_id in ('shared_id', 'foreign_user')",
       'select *, person.properties from person_distinct_ids',
       'select * from persons',
-      'select properties from persons where properties.email like \'%FOREIGN%\' or 1',
+      "select properties from persons where properties.email like '%FOREIGN%' or 1",
       'select * from groups',
       'select group_0.properties from events',
       'select poe.properties, person.properties from events',
@@ -73,7 +83,9 @@ describe('query API security: another project\'s rows are never visible', () => 
       assert.doesNotMatch(results, FOREIGN, query);
     }
     assert.deepEqual(JSON.parse((await visible('select distinct team_id from events')).results), [[1]]);
-    assert.deepEqual(JSON.parse((await visible("select person.properties.email from events where distinct_id = 'shared_id' limit 1")).results), [['own@example.com']]);
+    assert.deepEqual(JSON.parse((await visible("select person.properties.email from events where distinct_id = 'shared_id' limit 1")).results), [
+      ['own@example.com'],
+    ]);
     assert.deepEqual(JSON.parse((await visible("select properties.name from groups where key = 'acme'")).results), [['Own']]);
   });
 
@@ -131,19 +143,58 @@ describe('query API security: another project\'s rows are never visible', () => 
   });
 
   test('generated HogQL: never a 500, never a hang, never a foreign row', async () => {
-    const table = fc.constantFrom('events', 'persons', 'person_distinct_ids', 'groups', 'events e', '(select * from events)', 'numbers(5)', 'system.tables', 'x');
-    const column = fc.constantFrom('*', 'event', 'properties', 'properties.marker', 'person.properties.email', 'distinct_id', 'team_id', 'count()', 'id', 'key', 'number', 'uniq(distinct_id)', 'toString(timestamp)', 'nope');
+    const table = fc.constantFrom(
+      'events',
+      'persons',
+      'person_distinct_ids',
+      'groups',
+      'events e',
+      '(select * from events)',
+      'numbers(5)',
+      'system.tables',
+      'x',
+    );
+    const column = fc.constantFrom(
+      '*',
+      'event',
+      'properties',
+      'properties.marker',
+      'person.properties.email',
+      'distinct_id',
+      'team_id',
+      'count()',
+      'id',
+      'key',
+      'number',
+      'uniq(distinct_id)',
+      'toString(timestamp)',
+      'nope',
+    );
     const predicate = fc.oneof(
-      fc.constantFrom('1', '0', 'team_id != 1', "event = 'foreign_secret'", 'true or 1', "properties.marker = 'FOREIGN_MARKER'", 'distinct_id in (select distinct_id from events)', 'x'),
+      fc.constantFrom(
+        '1',
+        '0',
+        'team_id != 1',
+        "event = 'foreign_secret'",
+        'true or 1',
+        "properties.marker = 'FOREIGN_MARKER'",
+        'distinct_id in (select distinct_id from events)',
+        'x',
+      ),
       fc.string({ maxLength: 12 }).map((text) => `event = '${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`),
       fc.string({ maxLength: 12 }),
     );
-    const select = fc.tuple(fc.array(column, { minLength: 1, maxLength: 3 }), table, fc.option(predicate), fc.option(fc.constantFrom('limit 5', 'limit 2 offset 1', 'order by 1', 'group by 1')));
+    const select = fc.tuple(
+      fc.array(column, { minLength: 1, maxLength: 3 }),
+      table,
+      fc.option(predicate),
+      fc.option(fc.constantFrom('limit 5', 'limit 2 offset 1', 'order by 1', 'group by 1')),
+    );
     const query = fc.oneof(
-      select.map(([columns, from, where, tail]) => `select ${columns.join(', ')} from ${from}${where !== null ? ` where ${where}` : ''}${tail ? ` ${tail}` : ''}`),
-      fc.tuple(select, select).map(
-        ([[a, from], [b, other]]) => `select ${a.join(', ')} from ${from} union all select ${b.join(', ')} from ${other}`,
+      select.map(
+        ([columns, from, where, tail]) => `select ${columns.join(', ')} from ${from}${where !== null ? ` where ${where}` : ''}${tail ? ` ${tail}` : ''}`,
       ),
+      fc.tuple(select, select).map(([[a, from], [b, other]]) => `select ${a.join(', ')} from ${from} union all select ${b.join(', ')} from ${other}`),
       fc.string({ maxLength: 40 }),
     );
     await fc.assert(

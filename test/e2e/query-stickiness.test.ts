@@ -37,11 +37,7 @@ const TEST_EVENTS: InsightEvent[] = [
   ...days('p2', '$pageleave', [11, 13, 15, 17, 19], P2),
 ];
 
-const THREE_DAYS: InsightEvent[] = [
-  ...days('p1', '$pageview', [11, 12, 13]),
-  ...days('p2', '$pageview', [11, 12]),
-  ...days('p3', '$pageview', [11]),
-];
+const THREE_DAYS: InsightEvent[] = [...days('p1', '$pageview', [11, 12, 13]), ...days('p2', '$pageview', [11, 12]), ...days('p3', '$pageview', [11])];
 
 const PAGEVIEW = { kind: 'EventsNode', event: '$pageview' };
 const DEFAULT_RANGE = { date_from: '2020-01-11', date_to: '2020-01-20' };
@@ -132,12 +128,18 @@ describe('StickinessQuery on /query/', () => {
 
   test('test_interval_hour: 25 hours from 11 Jan 00:00 to the end of 12 Jan 00:00', async () => {
     const [result] = await results('main', stickiness({ interval: 'hour', dateRange: { date_from: '2020-01-11', date_to: '2020-01-12' } }));
-    assert.deepEqual(result.labels, Array.from({ length: 25 }, (_, hour) => `${hour + 1} hour${hour === 0 ? '' : 's'}`));
-    assert.deepEqual(result.days, Array.from({ length: 25 }, (_, hour) => hour + 1));
+    assert.deepEqual(
+      result.labels,
+      Array.from({ length: 25 }, (_, hour) => `${hour + 1} hour${hour === 0 ? '' : 's'}`),
+    );
+    assert.deepEqual(
+      result.days,
+      Array.from({ length: 25 }, (_, hour) => hour + 1),
+    );
     assert.deepEqual(result.data, [2, ...Array<number>(24).fill(0)]);
   });
 
-  test('test_interval_week: the legacy count of weeks (PostHog\'s HogQL runner counts 3 and answers [0, 0, 2])', async () => {
+  test("test_interval_week: the legacy count of weeks (PostHog's HogQL runner counts 3 and answers [0, 0, 2])", async () => {
     // 11–20 Jan is 9 days: the legacy runner has room for 2 weeks, and p1 and p2 were active in 3 (weeks start on Sunday).
     const [result] = await results('main', stickiness({ interval: 'week' }));
     assert.deepEqual([result.labels, result.days, result.data, result.count], [['1 week', '2 weeks'], [1, 2], [0, 0], 0]);
@@ -196,7 +198,7 @@ describe('StickinessQuery on /query/', () => {
     );
   });
 
-  test('test_criteria: an interval counts when the person\'s events in it meet the criteria', async () => {
+  test("test_criteria: an interval counts when the person's events in it meet the criteria", async () => {
     const criteria = (operator: string, value: number, dateRange = { date_from: '2020-01-12', date_to: '2020-01-20' }) =>
       results('criteria', stickiness({ dateRange, stickinessFilter: { stickinessCriteria: { operator, value } } }));
     const gte = (await criteria('gte', 2))[0];
@@ -207,7 +209,7 @@ describe('StickinessQuery on /query/', () => {
     assert.deepEqual([exact.count, exact.data], [2, [0, 1, 1, 0, 0, 0, 0, 0, 0, 0]]);
   });
 
-  test('test_filter_test_accounts: the project\'s test-account filters apply', async () => {
+  test("test_filter_test_accounts: the project's test-account filters apply", async () => {
     const patched = await server.patch(`/api/projects/${projects.testAccounts!.id}/`, {
       test_account_filters: [{ key: '$browser', type: 'event', value: 'Chrome', operator: 'exact' }],
     });
@@ -217,18 +219,34 @@ describe('StickinessQuery on /query/', () => {
   });
 
   test('test_cumulative_stickiness: N days or more, the count unchanged', async () => {
-    const [result] = await results('cumulative', stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'cumulative' } }));
+    const [result] = await results(
+      'cumulative',
+      stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'cumulative' } }),
+    );
     assert.deepEqual([result.data, result.count, result.labels], [[3, 2, 1], 3, ['1 day or more', '2 days or more', '3 days or more']]);
-    const [plain] = await results('cumulative', stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'non_cumulative' } }));
+    const [plain] = await results(
+      'cumulative',
+      stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'non_cumulative' } }),
+    );
     assert.deepEqual([plain.data, plain.count, plain.labels], [[1, 1, 1], 3, ['1 day', '2 days', '3 days']]);
   });
 
   test('test_cumulative_stickiness_with_intervals: hours', async () => {
     const [result] = await results(
       'cumulativeHours',
-      stickiness({ interval: 'hour', dateRange: { date_from: '2020-01-11T12:00:00Z', date_to: '2020-01-11T14:00:00Z' }, stickinessFilter: { computedAs: 'cumulative' } }),
+      stickiness({
+        interval: 'hour',
+        dateRange: { date_from: '2020-01-11T12:00:00Z', date_to: '2020-01-11T14:00:00Z' },
+        stickinessFilter: { computedAs: 'cumulative' },
+      }),
     );
-    assert.deepEqual([result.data, result.labels], [[2, 2, 1], ['1 hour or more', '2 hours or more', '3 hours or more']]);
+    assert.deepEqual(
+      [result.data, result.labels],
+      [
+        [2, 2, 1],
+        ['1 hour or more', '2 hours or more', '3 hours or more'],
+      ],
+    );
   });
 
   test('test_cumulative_stickiness_with_property_filter', async () => {
@@ -244,7 +262,10 @@ describe('StickinessQuery on /query/', () => {
   });
 
   test('test_cumulative_stickiness_zero_days', async () => {
-    const [result] = await results('empty', stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'cumulative' } }));
+    const [result] = await results(
+      'empty',
+      stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'cumulative' } }),
+    );
     assert.deepEqual([result.data, result.count, result.labels], [[0, 0, 0], 0, ['1 day or more', '2 days or more', '3 days or more']]);
   });
 
@@ -256,7 +277,13 @@ describe('StickinessQuery on /query/', () => {
         stickinessFilter: { computedAs: 'cumulative', stickinessCriteria: { operator: 'gte', value: 2 } },
       }),
     );
-    assert.deepEqual([result.data, result.labels], [[2, 1, 0], ['1 day or more', '2 days or more', '3 days or more']]);
+    assert.deepEqual(
+      [result.data, result.labels],
+      [
+        [2, 1, 0],
+        ['1 day or more', '2 days or more', '3 days or more'],
+      ],
+    );
   });
 
   test('several series keep their order; an InsightVizNode runs its source; environments and no trailing slash answer the same', async () => {
@@ -287,7 +314,7 @@ describe('StickinessQuery on /query/', () => {
     assert.deepEqual(refused.body, ERRORS.missingScope('query:read'));
   });
 
-  test('another project\'s events are never counted, and its action is an action this project does not have', async () => {
+  test("another project's events are never counted, and its action is an action this project does not have", async () => {
     assert.deepEqual((await results('empty', stickiness()))[0].data, Array<number>(10).fill(0));
     assert.deepEqual(await results('main', stickiness({ series: [{ kind: 'ActionsNode', id: foreignAction }] })), []);
   });
@@ -295,7 +322,13 @@ describe('StickinessQuery on /query/', () => {
   test('what Tally cannot compute, or a malformed node, is a 400 naming the field', async () => {
     const main = projects.main!.id;
     const source = (fields: Record<string, unknown>) => ({ kind: 'InsightVizNode', source: stickiness(fields) });
-    await assertRefused(server, main, stickiness({ intervalCount: 2 }), 'query.intervalCount', 'Tally counts stickiness in single intervals: intervalCount must be 1.');
+    await assertRefused(
+      server,
+      main,
+      stickiness({ intervalCount: 2 }),
+      'query.intervalCount',
+      'Tally counts stickiness in single intervals: intervalCount must be 1.',
+    );
     await assertRefused(server, main, source({ intervalCount: 0 }), 'query.source.intervalCount');
     await assertRefused(
       server,
@@ -311,16 +344,39 @@ describe('StickinessQuery on /query/', () => {
     await assertRefused(server, main, stickiness({ dateRange: { date_from: 'soon' } }), 'query.dateRange.date_from', 'Unable to parse date "soon".');
     await assertRefused(server, main, stickiness({ samplingFactor: 0.1 }), 'query.samplingFactor');
     await assertRefused(server, main, stickiness({ stickinessFilter: { computedAs: 'rolling' } }), 'query.stickinessFilter.computedAs');
-    await assertRefused(server, main, stickiness({ stickinessFilter: { stickinessCriteria: { operator: 'gt', value: 1 } } }), 'query.stickinessFilter.stickinessCriteria.operator');
-    await assertRefused(server, main, stickiness({ stickinessFilter: { stickinessCriteria: { operator: 'gte' } } }), 'query.stickinessFilter.stickinessCriteria.value');
+    await assertRefused(
+      server,
+      main,
+      stickiness({ stickinessFilter: { stickinessCriteria: { operator: 'gt', value: 1 } } }),
+      'query.stickinessFilter.stickinessCriteria.operator',
+    );
+    await assertRefused(
+      server,
+      main,
+      stickiness({ stickinessFilter: { stickinessCriteria: { operator: 'gte' } } }),
+      'query.stickinessFilter.stickinessCriteria.value',
+    );
     await assertRefused(server, main, stickiness({ stickinessFilter: { stickinessCriteria: 2 } }), 'query.stickinessFilter.stickinessCriteria');
     await assertRefused(server, main, stickiness({ compareFilter: { compare: true, compare_to: 'a while ago' } }), 'query.compareFilter.compare_to');
     await assertRefused(server, main, stickiness({ properties: [{ key: 'x', type: 'hogql' }] }), 'query.properties.0.type');
-    await assertRefused(server, main, stickiness({ properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }), 'query.properties', 'Cohort 999999 does not exist.');
+    await assertRefused(
+      server,
+      main,
+      stickiness({ properties: [{ key: 'id', type: 'cohort', value: 999_999 }] }),
+      'query.properties',
+      'Cohort 999999 does not exist.',
+    );
   });
 
   test('display-only fields are accepted and change nothing', async () => {
-    const shown = await results('main', stickiness({ stickinessFilter: { showLegend: true, showValuesOnSeries: true, display: 'ActionsBar', hiddenLegendIndexes: [0] }, modifiers: {}, tags: {} }));
+    const shown = await results(
+      'main',
+      stickiness({
+        stickinessFilter: { showLegend: true, showValuesOnSeries: true, display: 'ActionsBar', hiddenLegendIndexes: [0] },
+        modifiers: {},
+        tags: {},
+      }),
+    );
     assert.deepEqual(shown, await results('main', stickiness()));
   });
 
@@ -330,26 +386,62 @@ describe('StickinessQuery on /query/', () => {
       assert.equal(response.status, 200, response.text);
       return response.body.result as Array<Record<string, any>>;
     };
-    const numbers = (items: Array<Record<string, any>>) => items.map((item) => ({ count: item.count, data: item.data, days: item.days, compare_label: item.compare_label }));
-    const byPeriod = (items: Array<Record<string, any>>) =>
-      numbers(items).sort((a, b) => String(a.compare_label).localeCompare(String(b.compare_label)));
+    const numbers = (items: Array<Record<string, any>>) =>
+      items.map((item) => ({ count: item.count, data: item.data, days: item.days, compare_label: item.compare_label }));
+    const byPeriod = (items: Array<Record<string, any>>) => numbers(items).sort((a, b) => String(a.compare_label).localeCompare(String(b.compare_label)));
 
     const questions: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
       ['one event by day', 'main', { events: [{ id: '$pageview' }], ...DEFAULT_RANGE }, {}],
       [
         'two series, one filtered',
         'main',
-        { events: [{ id: '$pageview', order: 0 }, { id: '$pageleave', order: 1, properties: [{ key: '$browser', value: 'Firefox', type: 'event' }] }], ...DEFAULT_RANGE },
+        {
+          events: [
+            { id: '$pageview', order: 0 },
+            { id: '$pageleave', order: 1, properties: [{ key: '$browser', value: 'Firefox', type: 'event' }] },
+          ],
+          ...DEFAULT_RANGE,
+        },
         { series: [PAGEVIEW, { kind: 'EventsNode', event: '$pageleave', properties: [{ key: '$browser', value: 'Firefox', type: 'event' }] }] },
       ],
-      ['global properties', 'main', { events: [{ id: '$pageview' }], properties: [{ key: 'bool_field', value: ['true'], type: 'event' }], ...DEFAULT_RANGE }, { properties: [{ key: 'bool_field', value: ['true'], type: 'event' }] }],
-      ['by hour', 'main', { events: [{ id: '$pageview' }], interval: 'hour', date_from: '2020-01-11', date_to: '2020-01-12' }, { interval: 'hour', dateRange: { date_from: '2020-01-11', date_to: '2020-01-12' } }],
-      ['by week', 'main', { events: [{ id: '$pageview' }], interval: 'week', date_from: '2020-01-01', date_to: '2020-01-31' }, { interval: 'week', dateRange: { date_from: '2020-01-01', date_to: '2020-01-31' } }],
-      ['by month', 'main', { events: [{ id: '$pageview' }], interval: 'month', date_from: '2019-12-01', date_to: '2020-02-29' }, { interval: 'month', dateRange: { date_from: '2019-12-01', date_to: '2020-02-29' } }],
+      [
+        'global properties',
+        'main',
+        { events: [{ id: '$pageview' }], properties: [{ key: 'bool_field', value: ['true'], type: 'event' }], ...DEFAULT_RANGE },
+        { properties: [{ key: 'bool_field', value: ['true'], type: 'event' }] },
+      ],
+      [
+        'by hour',
+        'main',
+        { events: [{ id: '$pageview' }], interval: 'hour', date_from: '2020-01-11', date_to: '2020-01-12' },
+        { interval: 'hour', dateRange: { date_from: '2020-01-11', date_to: '2020-01-12' } },
+      ],
+      [
+        'by week',
+        'main',
+        { events: [{ id: '$pageview' }], interval: 'week', date_from: '2020-01-01', date_to: '2020-01-31' },
+        { interval: 'week', dateRange: { date_from: '2020-01-01', date_to: '2020-01-31' } },
+      ],
+      [
+        'by month',
+        'main',
+        { events: [{ id: '$pageview' }], interval: 'month', date_from: '2019-12-01', date_to: '2020-02-29' },
+        { interval: 'month', dateRange: { date_from: '2019-12-01', date_to: '2020-02-29' } },
+      ],
       ['all events', 'main', { events: [{ id: null }], ...DEFAULT_RANGE }, { series: [{ kind: 'EventsNode' }] }],
-      ['compared with the previous period', 'main', { events: [{ id: '$pageview' }], compare: true, date_from: '2020-01-15', date_to: '2020-01-20' }, { compareFilter: { compare: true }, dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' } }],
+      [
+        'compared with the previous period',
+        'main',
+        { events: [{ id: '$pageview' }], compare: true, date_from: '2020-01-15', date_to: '2020-01-20' },
+        { compareFilter: { compare: true }, dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' } },
+      ],
       ['test accounts left out', 'testAccounts', { events: [{ id: '$pageview' }], filter_test_accounts: true, ...DEFAULT_RANGE }, { filterTestAccounts: true }],
-      ['every day of three', 'cumulative', { events: [{ id: '$pageview' }], date_from: '2020-01-11', date_to: '2020-01-13' }, { dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' } }],
+      [
+        'every day of three',
+        'cumulative',
+        { events: [{ id: '$pageview' }], date_from: '2020-01-11', date_to: '2020-01-13' },
+        { dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' } },
+      ],
     ];
     for (const [name, project, params, fields] of questions) {
       test(name, async () => {
@@ -370,9 +462,15 @@ describe('StickinessQuery on /query/', () => {
 
     test('cumulative sums the legacy counts from each day on; criteria gte 1 are the legacy counts', async () => {
       const [expected] = await legacy('cumulative', { events: [{ id: '$pageview' }], date_from: '2020-01-11', date_to: '2020-01-13' });
-      const [cumulative] = await results('cumulative', stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'cumulative' } }));
+      const [cumulative] = await results(
+        'cumulative',
+        stickiness({ dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' }, stickinessFilter: { computedAs: 'cumulative' } }),
+      );
       const data = expected!.data as number[];
-      assert.deepEqual(cumulative.data, data.map((_, index) => data.slice(index).reduce((sum, value) => sum + value, 0)));
+      assert.deepEqual(
+        cumulative.data,
+        data.map((_, index) => data.slice(index).reduce((sum, value) => sum + value, 0)),
+      );
       assert.equal(cumulative.count, expected!.count);
       const [criteria] = await results('main', stickiness({ stickinessFilter: { stickinessCriteria: { operator: 'gte', value: 1 } } }));
       const [plain] = await legacy('main', { events: [{ id: '$pageview' }], ...DEFAULT_RANGE });
@@ -380,7 +478,7 @@ describe('StickinessQuery on /query/', () => {
     });
   });
 
-  test('a saved insight holding a StickinessQuery computes the query\'s results', async () => {
+  test("a saved insight holding a StickinessQuery computes the query's results", async () => {
     const query = { kind: 'InsightVizNode', source: stickiness({ stickinessFilter: { computedAs: 'cumulative' } }) };
     const created = await server.post(`/api/projects/${projects.main!.id}/insights/`, { name: 'Sticky', query });
     assert.equal(created.status, 201, created.text);

@@ -48,15 +48,36 @@ describe('query API transport', () => {
       [undefined, invalid('query', 'This field is required.', 'required')],
       ['select 1', invalid('query', 'Query must be a JSON object with a "kind".')],
       [{}, invalid('query.kind', 'This field is required.', 'required')],
-      [{ kind: 'NoSuchQuery' }, invalid('query.kind', 'Unknown query kind "NoSuchQuery". Tally runs HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, ActorsQuery, InsightActorsQuery, FunnelsActorsQuery, StickinessActorsQuery, FunnelCorrelationActorsQuery, and InsightVizNode, DataTableNode, DataVisualizationNode around them.')],
+      [
+        { kind: 'NoSuchQuery' },
+        invalid(
+          'query.kind',
+          'Unknown query kind "NoSuchQuery". Tally runs HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, ActorsQuery, InsightActorsQuery, FunnelsActorsQuery, StickinessActorsQuery, FunnelCorrelationActorsQuery, and InsightVizNode, DataTableNode, DataVisualizationNode around them.',
+        ),
+      ],
       [{ kind: 'WebOverviewQuery' }, invalid('query.kind', 'Tally cannot run WebOverviewQuery queries yet.')],
       [{ kind: 'InsightVizNode' }, invalid('query.source', 'A InsightVizNode needs a source.', 'required')],
-      [{ kind: 'InsightVizNode', source: HOGQL }, invalid('query.source.kind', 'An InsightVizNode shows an insight (TrendsQuery, FunnelsQuery, RetentionQuery, PathsQuery, StickinessQuery, LifecycleQuery), not a HogQLQuery.')],
-      [{ kind: 'DataTableNode', source: { kind: 'DataTableNode', source: HOGQL } }, invalid('query.source.kind', 'A DataTableNode cannot show another DataTableNode.')],
+      [
+        { kind: 'InsightVizNode', source: HOGQL },
+        invalid(
+          'query.source.kind',
+          'An InsightVizNode shows an insight (TrendsQuery, FunnelsQuery, RetentionQuery, PathsQuery, StickinessQuery, LifecycleQuery), not a HogQLQuery.',
+        ),
+      ],
+      [
+        { kind: 'DataTableNode', source: { kind: 'DataTableNode', source: HOGQL } },
+        invalid('query.source.kind', 'A DataTableNode cannot show another DataTableNode.'),
+      ],
       [{ kind: 'InsightVizNode', source: { kind: 'FunnelsQuery', series: [] } }, invalid('query.source.series', 'A funnel needs at least two steps.')],
-      [{ kind: 'TrendsQuery', series: [{ kind: 'DataWarehouseNode' }] }, invalid('query.series.0.kind', 'Tally has no data warehouse: series must be EventsNode or ActionsNode.')],
+      [
+        { kind: 'TrendsQuery', series: [{ kind: 'DataWarehouseNode' }] },
+        invalid('query.series.0.kind', 'Tally has no data warehouse: series must be EventsNode or ActionsNode.'),
+      ],
       [{ kind: 'TrendsQuery', series: [], dateRange: { date_from: 'someday' } }, invalid('query.dateRange.date_from', 'Unable to parse date "someday".')],
-      [{ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [], interval: 'minute' } }, invalid('query.source.interval', 'Tally has no minute buckets: use hour, day, week or month.')],
+      [
+        { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [], interval: 'minute' } },
+        invalid('query.source.interval', 'Tally has no minute buckets: use hour, day, week or month.'),
+      ],
     ];
     for (const [query, error] of cases) {
       const response = await server.post('/api/projects/1/query/', query === undefined ? {} : { query });
@@ -110,7 +131,7 @@ describe('query API transport', () => {
     assert.equal((await server.delete('/api/environments/1/query/my-query-1')).status, 204);
   });
 
-  test('POST /query/<Kind>/: the kind in the path must be the body\'s', async () => {
+  test("POST /query/<Kind>/: the kind in the path must be the body's", async () => {
     assert.deepEqual((await server.bodyOf('POST', '/api/projects/1/query/HogQLQuery/', 200, { body: { query: HOGQL } })).results, [[1]]);
     const mismatch = await server.post('/api/projects/1/query/EventsQuery/', { query: HOGQL });
     assert.deepEqual(mismatch.body, invalid('query.kind', 'Query kind mismatch: path kind "EventsQuery" does not match body kind "HogQLQuery".'));
@@ -141,11 +162,29 @@ describe('query API transport', () => {
   test('TrendsQuery gives the numbers and strings of /insights/trend/ for the same question', async () => {
     const questions: [Record<string, unknown>, Record<string, unknown>][] = [
       [
-        { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: '$pageview', math: 'dau' }], dateRange: { date_from: '-7d' } },
-        { events: [{ id: '$pageview', order: 0 }, { id: '$pageview', order: 1, math: 'dau' }], date_from: '-7d' },
+        {
+          kind: 'TrendsQuery',
+          series: [
+            { kind: 'EventsNode', event: '$pageview' },
+            { kind: 'EventsNode', event: '$pageview', math: 'dau' },
+          ],
+          dateRange: { date_from: '-7d' },
+        },
+        {
+          events: [
+            { id: '$pageview', order: 0 },
+            { id: '$pageview', order: 1, math: 'dau' },
+          ],
+          date_from: '-7d',
+        },
       ],
       [
-        { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' }, dateRange: { date_from: '-14d' } },
+        {
+          kind: 'TrendsQuery',
+          series: [{ kind: 'EventsNode', event: '$pageview' }],
+          breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+          dateRange: { date_from: '-14d' },
+        },
         { events: [{ id: '$pageview', order: 0 }], breakdown: '$browser', breakdown_type: 'event', date_from: '-14d' },
       ],
       [
@@ -153,8 +192,21 @@ describe('query API transport', () => {
         { events: [{ id: '$pageview', order: 0 }], compare: true, date_from: '-3d' },
       ],
       [
-        { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signed up' }], trendsFilter: { formula: 'A + B' } },
-        { events: [{ id: '$pageview', order: 0 }, { id: 'signed up', order: 1 }], formula: 'A + B' },
+        {
+          kind: 'TrendsQuery',
+          series: [
+            { kind: 'EventsNode', event: '$pageview' },
+            { kind: 'EventsNode', event: 'signed up' },
+          ],
+          trendsFilter: { formula: 'A + B' },
+        },
+        {
+          events: [
+            { id: '$pageview', order: 0 },
+            { id: 'signed up', order: 1 },
+          ],
+          formula: 'A + B',
+        },
       ],
     ];
     const shape = (item: Record<string, any>) => ({

@@ -278,7 +278,18 @@ describe('saved insights API', () => {
 
   test('legacy filters of every kind with a runner are computed on refresh', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ insight: 'FUNNELS', events: [{ id: '$pageview', order: 0 }, { id: 'sign up', order: 1 }], date_from: '2020-01-01', date_to: '2020-01-05' }, '/insights/funnel/'],
+      [
+        {
+          insight: 'FUNNELS',
+          events: [
+            { id: '$pageview', order: 0 },
+            { id: 'sign up', order: 1 },
+          ],
+          date_from: '2020-01-01',
+          date_to: '2020-01-05',
+        },
+        '/insights/funnel/',
+      ],
       [{ insight: 'LIFECYCLE', events: [{ id: '$pageview' }], shown_as: 'Lifecycle', date_from: '2020-01-01', date_to: '2020-01-05' }, '/insights/trend/'],
       [{ events: [{ id: '$pageview' }], shown_as: 'Stickiness', date_from: '2020-01-01', date_to: '2020-01-05' }, '/insights/trend/'],
       [{ insight: 'RETENTION', date_to: '2020-01-05', total_intervals: 3 }, '/insights/retention/'],
@@ -505,8 +516,7 @@ describe('saved insights API', () => {
     const a = await create({ name: `${marker} a` });
     await sleep(5);
     await server.patch(`${BASE}/${b.id}/`, { name: `${marker} B` });
-    const names = async (order: string) =>
-      (await get(`${BASE}/?search=${marker}${order}`)).results.map((insight: { name: string }) => insight.name);
+    const names = async (order: string) => (await get(`${BASE}/?search=${marker}${order}`)).results.map((insight: { name: string }) => insight.name);
     assert.deepEqual(await names(''), [`${marker} B`, `${marker} a`, `${marker} c`]);
     assert.deepEqual(await names('&order=last_modified_at'), [`${marker} c`, `${marker} a`, `${marker} B`]);
     assert.deepEqual(await names('&order=id'), [`${marker} B`, `${marker} c`, `${marker} a`]);
@@ -562,10 +572,14 @@ describe('saved insights API', () => {
   });
 
   test('the fixed sub-paths win: /insights/trend/ still answers the trend; other names are no insight', async () => {
-    const response = await server.get(`${BASE}/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=2020-01-01&date_to=2020-01-05`);
+    const response = await server.get(
+      `${BASE}/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=2020-01-01&date_to=2020-01-05`,
+    );
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.result[0].data, [2, 1, 0, 1, 0]);
-    const viaEnvironments = await server.get(`/api/environments/1/insights/trend?events=${encodeURIComponent(JSON.stringify([{ id: 'sign up' }]))}&date_from=2020-01-01&date_to=2020-01-05`);
+    const viaEnvironments = await server.get(
+      `/api/environments/1/insights/trend?events=${encodeURIComponent(JSON.stringify([{ id: 'sign up' }]))}&date_from=2020-01-01&date_to=2020-01-05`,
+    );
     assert.deepEqual(viaEnvironments.body.result[0].data, [0, 1, 0, 0, 1]);
     for (const path of ['trending', 'activity', 'my_last_viewed']) assert.equal((await server.get(`${BASE}/${path}/`)).status, 404, path);
     assert.equal((await server.get(`${BASE}/1/sharing/`)).status, 404);

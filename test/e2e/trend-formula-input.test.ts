@@ -9,7 +9,13 @@ import { TallyServer } from '../support/tally.js';
  * `view` and one `buy` event on 1 January 2020 and one `view` on the 2nd.
  */
 const RANGE = { date_from: '2020-01-01', date_to: '2020-01-02' };
-const SERIES = { events: [{ id: 'view', order: 0 }, { id: 'buy', order: 1 }], ...RANGE };
+const SERIES = {
+  events: [
+    { id: 'view', order: 0 },
+    { id: 'buy', order: 1 },
+  ],
+  ...RANGE,
+};
 const ALPHABET_HINT = 'which is not part of a formula: use series letters, numbers, + - * / and parentheses.';
 
 describe('trend formula input', () => {
@@ -30,9 +36,7 @@ describe('trend formula input', () => {
 
   const trend = (body: Record<string, unknown>) => server.post('/api/projects/1/insights/trend/', body);
   const trendGet = (body: Record<string, unknown>) => {
-    const query = new URLSearchParams(
-      Object.entries(body).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
-    );
+    const query = new URLSearchParams(Object.entries(body).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
     return server.get(`/api/projects/1/insights/trend/?${query}`);
   };
 

@@ -40,9 +40,7 @@ describe('trends: weekly and monthly active users', () => {
   const WEEKLY = { events: [{ id: '$pageview', math: 'weekly_active' }] };
 
   test('daily buckets: window bounds are exclusive at the start and inclusive at the end', async () => {
-    assert.deepEqual(await series({ ...WEEKLY, date_from: '2020-01-01', date_to: '2020-01-10' }), [
-      ['$pageview', [1, 2, 2, 2, 2, 2, 2, 1, 1, 1]],
-    ]);
+    assert.deepEqual(await series({ ...WEEKLY, date_from: '2020-01-01', date_to: '2020-01-10' }), [['$pageview', [1, 2, 2, 2, 2, 2, 2, 1, 1, 1]]]);
   });
 
   test('a breakdown counts each person in the windows of its value', async () => {
@@ -53,10 +51,9 @@ describe('trends: weekly and monthly active users', () => {
   });
 
   test('hourly buckets slide hour by hour', async () => {
-    assert.deepEqual(
-      await series({ ...WEEKLY, interval: 'hour', date_from: '2020-01-07 10:00:00', date_to: '2020-01-07 14:00:00' }),
-      [['$pageview', [2, 2, 1, 1, 1]]],
-    );
+    assert.deepEqual(await series({ ...WEEKLY, interval: 'hour', date_from: '2020-01-07 10:00:00', date_to: '2020-01-07 14:00:00' }), [
+      ['$pageview', [2, 2, 1, 1, 1]],
+    ]);
   });
 
   test('monthly active users by week anchor each window on the first day of the week', async () => {
@@ -67,8 +64,6 @@ describe('trends: weekly and monthly active users', () => {
   });
 
   test('windows follow local midnights in the project timezone, across DST', async () => {
-    assert.deepEqual(await series({ ...WEEKLY, date_from: '2020-03-06', date_to: '2020-03-15' }, 2), [
-      ['$pageview', [0, 1, 1, 1, 1, 1, 1, 1, 0, 0]],
-    ]);
+    assert.deepEqual(await series({ ...WEEKLY, date_from: '2020-03-06', date_to: '2020-03-15' }, 2), [['$pageview', [0, 1, 1, 1, 1, 1, 1, 1, 0, 0]]]);
   });
 });

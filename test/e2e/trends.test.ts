@@ -240,10 +240,7 @@ describe('trend insight', () => {
     for (const [extra, expected] of cases) {
       assert.deepEqual(await data({ events: [PAGEVIEW], ...RANGE, ...extra }), [expected], JSON.stringify(extra));
     }
-    assert.deepEqual(
-      await data({ events: [{ ...PAGEVIEW, properties: [{ key: '$browser', value: ['Safari', 'Firefox'] }] }], ...RANGE }),
-      [[0, 1, 0, 1, 0]],
-    );
+    assert.deepEqual(await data({ events: [{ ...PAGEVIEW, properties: [{ key: '$browser', value: ['Safari', 'Firefox'] }] }], ...RANGE }), [[0, 1, 0, 1, 0]]);
   });
 
   test('intervals: week (Sunday), month, hour', async () => {
@@ -277,9 +274,7 @@ describe('trend insight', () => {
 
   test('relative dates count back from now', async () => {
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
-    await capture(server, 'phc_trends_project_one', [
-      { event: 'recent', distinct_id: 'u9', timestamp: twoDaysAgo.toISOString() },
-    ]);
+    await capture(server, 'phc_trends_project_one', [{ event: 'recent', distinct_id: 'u9', timestamp: twoDaysAgo.toISOString() }]);
     const body = await trend({ events: [{ id: 'recent' }], date_from: '-7d' });
     assert.deepEqual(body.result[0]!.data, [0, 0, 0, 0, 0, 1, 0, 0]);
     assert.equal(body.result[0]!.days[7], new Date().toISOString().slice(0, 10));
@@ -431,10 +426,7 @@ describe('trend insight', () => {
     const cumulative = await trend({ events: [PAGEVIEW], ...RANGE, display: 'ActionsLineGraphCumulative' });
     assert.deepEqual(cumulative.result[0]!.data, [2, 3, 4, 5, 5]);
     assert.equal(cumulative.result[0]!.count, 5);
-    assert.deepEqual(
-      (await data({ events: [{ ...PAGEVIEW, math: 'dau' }], ...RANGE, display: 'ActionsLineGraphCumulative' }))[0],
-      [1, 2, 3, 4, 4],
-    );
+    assert.deepEqual((await data({ events: [{ ...PAGEVIEW, math: 'dau' }], ...RANGE, display: 'ActionsLineGraphCumulative' }))[0], [1, 2, 3, 4, 4]);
     assert.deepEqual((await data({ events: [PAGEVIEW], ...RANGE, display: 'ActionsBar' }))[0], [2, 1, 1, 1, 0]);
     for (const display of ['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber']) {
       const body = await trend({ events: [{ ...PAGEVIEW, math: 'dau' }], ...RANGE, display });

@@ -37,8 +37,18 @@ describe('users and organizations', () => {
 
   function projectBasic(project: Record<string, unknown>) {
     const list = [
-      'id', 'uuid', 'organization', 'project_id', 'api_token', 'name', 'completed_snippet_onboarding',
-      'has_completed_onboarding_for', 'ingested_event', 'is_demo', 'timezone', 'access_control',
+      'id',
+      'uuid',
+      'organization',
+      'project_id',
+      'api_token',
+      'name',
+      'completed_snippet_onboarding',
+      'has_completed_onboarding_for',
+      'ingested_event',
+      'is_demo',
+      'timezone',
+      'access_control',
     ];
     return Object.fromEntries(list.map((field) => [field, project[field]]));
   }

@@ -65,7 +65,10 @@ describe('the app, injected', () => {
     const projects = await post('/api/projects/1/query/', body, insightKey);
     assert.equal(projects.statusCode, 200);
     const answer = projects.json();
-    assert.deepEqual([answer.results, answer.columns, answer.types, answer.hasMore, answer.is_cached, answer.timezone], [[[2]], ['two'], [['two', 'Int64']], false, false, 'UTC']);
+    assert.deepEqual(
+      [answer.results, answer.columns, answer.types, answer.hasMore, answer.is_cached, answer.timezone],
+      [[[2]], ['two'], [['two', 'Int64']], false, false, 'UTC'],
+    );
     const environments = await post('/api/environments/1/query/', body, insightKey);
     assert.equal(environments.statusCode, 200);
     assert.deepEqual(environments.json().results, [[2]]);

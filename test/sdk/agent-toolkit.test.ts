@@ -76,7 +76,10 @@ describe('@posthog/agent-toolkit', () => {
 
   test('organizations, projects and definitions', async () => {
     const organizations = await call(toolkit, tools, 'organizations-get');
-    assert.deepEqual(organizations.map((organization: { name: string }) => organization.name), ['Default organization']);
+    assert.deepEqual(
+      organizations.map((organization: { name: string }) => organization.name),
+      ['Default organization'],
+    );
     const details = await call(toolkit, tools, 'organization-details-get');
     assert.equal(details.id, organizations[0].id);
     assert.deepEqual(await call(toolkit, tools, 'projects-get'), [{ id: 1, name: 'Default project', organization: organizations[0].id }]);
@@ -94,7 +97,10 @@ describe('@posthog/agent-toolkit', () => {
     assert.deepEqual(created.query, query);
 
     const listed = await call(toolkit, tools, 'insights-get-all');
-    assert.deepEqual(listed.map((insight: { id: number }) => insight.id), [created.id]);
+    assert.deepEqual(
+      listed.map((insight: { id: number }) => insight.id),
+      [created.id],
+    );
     const byShortId = await call(toolkit, tools, 'insight-get', { insightId: created.short_id });
     assert.equal(byShortId.id, created.id);
 
@@ -131,7 +137,10 @@ describe('@posthog/agent-toolkit', () => {
       ['signed up', 1],
     ]);
     const series = await call(toolkit, tools, 'query-run', {
-      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'total' }], dateRange: { date_from: '-7d' } } },
+      query: {
+        kind: 'InsightVizNode',
+        source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'total' }], dateRange: { date_from: '-7d' } },
+      },
     });
     assert.equal(series.length, 1);
     assert.equal(series[0].label, '$pageview');

@@ -25,13 +25,17 @@ describe('flag definitions for local evaluation', () => {
     scopedToSecond = server.createKey('feature_flag:read', [second.id]);
     await server.start();
     server.projectToken = TOKEN;
-    const groups = await server.post('/batch/', {
-      api_key: second.api_token,
-      batch: [
-        { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } } },
-        { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'team', $group_key: 'red', $group_set: {} } },
-      ],
-    }, { key: null });
+    const groups = await server.post(
+      '/batch/',
+      {
+        api_key: second.api_token,
+        batch: [
+          { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } } },
+          { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'team', $group_key: 'red', $group_set: {} } },
+        ],
+      },
+      { key: null },
+    );
     assert.equal(groups.status, 200);
   });
   after(() => server.dispose());
@@ -147,7 +151,10 @@ describe('flag definitions for local evaluation', () => {
       assert.deepEqual(loaded, [0]);
       // posthog-node's own notices that getFeatureFlag and isFeatureEnabled are deprecated aside.
       const messages = logged.flatMap((spy) => spy.mock.calls.map((call) => String(call.arguments[0])));
-      assert.deepEqual(messages.filter((message) => !/^\[PostHog\] `\w+` is deprecated/.test(message)), []);
+      assert.deepEqual(
+        messages.filter((message) => !/^\[PostHog\] `\w+` is deprecated/.test(message)),
+        [],
+      );
       assert.equal(requests.filter((pathname) => pathname === '/flags/' || pathname === '/flags').length, 0, 'no remote evaluation');
       assert.ok(requests.filter((pathname) => pathname === '/flags/definitions').length >= 3, requests.join(' '));
     } finally {

@@ -34,9 +34,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   };
 }
 
-export const POSTGRES_SKIP_REASON = postgresAdminUrl
-  ? null
-  : 'PostgreSQL tests skipped: set TEST_DATABASE_URL (as .ci/run does) to run them';
+export const POSTGRES_SKIP_REASON = postgresAdminUrl ? null : 'PostgreSQL tests skipped: set TEST_DATABASE_URL (as .ci/run does) to run them';
 
 export const CATALOG_BACKENDS: CatalogBackend[] = [
   {

@@ -70,7 +70,11 @@ function neutralJoin(join: JoinExpr | null): Neutral {
     sample: join.sample
       ? prune({
           node: 'SampleExpr',
-          sample_value: prune({ node: 'RatioExpr', left: neutral(join.sample.sample.left), right: join.sample.sample.right ? neutral(join.sample.sample.right) : null }),
+          sample_value: prune({
+            node: 'RatioExpr',
+            left: neutral(join.sample.sample.left),
+            right: join.sample.sample.right ? neutral(join.sample.sample.right) : null,
+          }),
           offset_value: join.sample.offset
             ? prune({ node: 'RatioExpr', left: neutral(join.sample.offset.left), right: join.sample.offset.right ? neutral(join.sample.offset.right) : null })
             : null,
@@ -84,8 +88,7 @@ function neutralOrder(order: OrderExpr): Neutral {
 }
 
 function neutralWindow(window: WindowExpr): Neutral {
-  const bound = (value: WindowExpr['frameStart']) =>
-    value ? prune({ node: 'WindowFrameExpr', frame_type: value.type, frame_value: value.value }) : null;
+  const bound = (value: WindowExpr['frameStart']) => (value ? prune({ node: 'WindowFrameExpr', frame_type: value.type, frame_value: value.value }) : null);
   return prune({
     node: 'WindowExpr',
     partition_by: window.partitionBy?.map(neutral) ?? null,
@@ -114,7 +117,12 @@ function neutralSelect(query: SelectQuery): Neutral {
     limit: query.limit ? neutral(query.limit) : null,
     offset: query.offset ? neutral(query.offset) : null,
     limit_by: query.limitBy
-      ? prune({ node: 'LimitByExpr', n: neutral(query.limitBy.n), offset_value: query.limitBy.offset ? neutral(query.limitBy.offset) : null, exprs: query.limitBy.exprs.map(neutral) })
+      ? prune({
+          node: 'LimitByExpr',
+          n: neutral(query.limitBy.n),
+          offset_value: query.limitBy.offset ? neutral(query.limitBy.offset) : null,
+          exprs: query.limitBy.exprs.map(neutral),
+        })
       : null,
     limit_with_ties: query.limitWithTies || null,
   });

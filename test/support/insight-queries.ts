@@ -21,7 +21,11 @@ export interface InsightQueryServer {
  * A server with one project per scenario (PostHog's tests each start from an empty team) and
  * keys of the given scopes, created before it starts.
  */
-export async function startInsightQueryServer(projectNames: string[], scopeSets: string[], timezones: Record<string, string> = {}): Promise<InsightQueryServer> {
+export async function startInsightQueryServer(
+  projectNames: string[],
+  scopeSets: string[],
+  timezones: Record<string, string> = {},
+): Promise<InsightQueryServer> {
   const server = new TallyServer();
   const projects = Object.fromEntries(projectNames.map((name) => [name, server.createProject(name, timezones[name])]));
   server.personalApiKey = server.createKey('*');

@@ -43,9 +43,7 @@ export function validationError(detail: string, attr: string | null = null, code
 }
 
 export function badPersonId(value: string) {
-  return validationError(
-    `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${value} instead.`,
-  );
+  return validationError(`The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${value} instead.`);
 }
 
 /** A JSON value as a query-string parameter. */

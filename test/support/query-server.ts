@@ -32,13 +32,22 @@ export async function startQueryServer(scopeSets: string[], env: Record<string, 
 /** Events of the foreign project, marked so that any leak is visible in a response's text. */
 export async function captureForeignEvents(server: TallyServer, token: string): Promise<void> {
   await capture(server, token, [
-    { event: 'foreign_secret', distinct_id: 'foreign_user', properties: { marker: 'FOREIGN_MARKER', $browser: 'FOREIGN_MARKER' }, timestamp: '2024-01-01T00:00:00Z' },
+    {
+      event: 'foreign_secret',
+      distinct_id: 'foreign_user',
+      properties: { marker: 'FOREIGN_MARKER', $browser: 'FOREIGN_MARKER' },
+      timestamp: '2024-01-01T00:00:00Z',
+    },
     { event: '$pageview', distinct_id: 'shared_id', properties: { marker: 'FOREIGN_MARKER' }, timestamp: '2024-01-02T00:00:00Z' },
     { event: '$identify', distinct_id: 'shared_id', properties: { $set: { email: 'FOREIGN_MARKER@example.com' } }, timestamp: '2024-01-02T00:00:01Z' },
   ]);
 }
 
-export function runQuery<T = any>(server: TallyServer, query: unknown, options: { project?: number; key?: string; extra?: Record<string, unknown> } = {}): Promise<ApiResponse<T>> {
+export function runQuery<T = any>(
+  server: TallyServer,
+  query: unknown,
+  options: { project?: number; key?: string; extra?: Record<string, unknown> } = {},
+): Promise<ApiResponse<T>> {
   return server.post<T>(`/api/projects/${options.project ?? 1}/query/`, { query, ...options.extra }, options.key ? { key: options.key } : {});
 }
 

@@ -90,9 +90,7 @@ export async function readStoredData(server: { dataDir: string; env: Record<stri
     return {
       events,
       persons,
-      replicaPersons: new Map(
-        replicaPersonRows.map((row) => [row.id, { properties: JSON.parse(row.properties), person_id: Number(row.person_id) }]),
-      ),
+      replicaPersons: new Map(replicaPersonRows.map((row) => [row.id, { properties: JSON.parse(row.properties), person_id: Number(row.person_id) }])),
       replicaDistinctIds: new Map(replicaLinkRows.map((row) => [row.distinct_id, row.person_id])),
       groups: groupRows.map((row) => ({
         group_type_index: Number(row.group_type_index),

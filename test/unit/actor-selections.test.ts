@@ -54,10 +54,10 @@ describe('trend data point range', () => {
 
   test('the bucket ends the persons URLs give, in the project timezone', () => {
     assert.deepEqual(range({ date_from: '2020-01-05', date_to: '2020-01-11', interval: 'week' }), ['2020-01-05T00:00:00.000Z', '2020-01-11T23:59:59.999Z']);
-    assert.deepEqual(
-      range({ date_from: '2020-01-02T10:00:00Z', date_to: '2020-01-02T11:00:00Z', interval: 'hour' }),
-      ['2020-01-02T10:00:00.000Z', '2020-01-02T10:59:59.999Z'],
-    );
+    assert.deepEqual(range({ date_from: '2020-01-02T10:00:00Z', date_to: '2020-01-02T11:00:00Z', interval: 'hour' }), [
+      '2020-01-02T10:00:00.000Z',
+      '2020-01-02T10:59:59.999Z',
+    ]);
     assert.deepEqual(range({ date_from: '2020-01-02', date_to: '2020-01-02' }, 'US/Pacific'), ['2020-01-02T08:00:00.000Z', '2020-01-03T07:59:59.999Z']);
   });
 

@@ -8,7 +8,14 @@ import type { ProjectClock } from '../../src/query/date-range.js';
 
 const CLOCK: ProjectClock = { timezone: 'UTC', weekStartDay: 0, now: DateTime.fromISO('2020-02-01T12:00:00Z', { zone: 'UTC' }) };
 const TRENDS = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'watched' }], dateRange: { date_from: '2020-01-01', date_to: '2020-01-07' } };
-const FUNNEL = { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'a' }, { kind: 'EventsNode', event: 'b' }, { kind: 'EventsNode', event: 'c' }] };
+const FUNNEL = {
+  kind: 'FunnelsQuery',
+  series: [
+    { kind: 'EventsNode', event: 'a' },
+    { kind: 'EventsNode', event: 'b' },
+    { kind: 'EventsNode', event: 'c' },
+  ],
+};
 const STICKINESS = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: 'watched' }] };
 const LIFECYCLE = { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'play' }] };
 
@@ -63,7 +70,8 @@ describe('ActorsQuery → plan', () => {
     assert.deepEqual(reached.kind === 'funnels' && reached.selection, { kind: 'reached', step: 2 });
     const dropped = plan({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep: -3 } }).source;
     assert.deepEqual(dropped.kind === 'funnels' && dropped.selection, { kind: 'dropped', before: 3 });
-    for (const funnelStep of [0, -1, 4, -4, 1.5]) rejects({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep } }, 'query.source.funnelStep');
+    for (const funnelStep of [0, -1, 4, -4, 1.5])
+      rejects({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, funnelStep } }, 'query.source.funnelStep');
   });
 
   test('stickiness operators; cumulative stickiness counts N or more', () => {
@@ -99,7 +107,11 @@ describe('ActorsQuery → plan', () => {
   });
 
   test('ordering keeps the source order for ties and puts nulls last', () => {
-    const rows = [row('b', '2020-01-02T00:00:00Z', { event_count: 1 }), row('a', '2020-01-01T00:00:00Z', { event_count: null }), row('c', '2020-01-03T00:00:00Z', { event_count: 1 })];
+    const rows = [
+      row('b', '2020-01-02T00:00:00Z', { event_count: 1 }),
+      row('a', '2020-01-01T00:00:00Z', { event_count: null }),
+      row('c', '2020-01-03T00:00:00Z', { event_count: 1 }),
+    ];
     assert.deepEqual(
       orderRows(rows, [{ column: 'event_count', descending: true }]).map((item) => item.person.uuid),
       ['b', 'c', 'a'],

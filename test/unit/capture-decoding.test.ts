@@ -53,13 +53,19 @@ test('undecodable payloads are InvalidPayload (400)', () => {
     request('nodata=1', { contentType: 'application/x-www-form-urlencoded' }),
     request('!!!', { query: { compression: 'lz64' } }),
   ]) {
-    assert.throws(() => decodeCapturePayload(raw), (error: unknown) => error instanceof ApiError && error.status === 400);
+    assert.throws(
+      () => decodeCapturePayload(raw),
+      (error: unknown) => error instanceof ApiError && error.status === 400,
+    );
   }
 });
 
 test('a decompressed payload over the limit is 413', () => {
   const bomb = zlib.gzipSync(Buffer.alloc(LIMIT + 10, 0x20));
-  assert.throws(() => decodeCapturePayload(request(bomb)), (error: unknown) => error instanceof ApiError && error.status === 413);
+  assert.throws(
+    () => decodeCapturePayload(request(bomb)),
+    (error: unknown) => error instanceof ApiError && error.status === 413,
+  );
 });
 
 test('tokens: the batch token wins, then per-event fields, then the fallback', () => {
@@ -109,7 +115,11 @@ test('property: arbitrary bytes and JSON only ever fail with a 4xx ApiError', ()
       event: fc.oneof(fc.string(), fc.constantFrom('$identify', '$create_alias', '$groupidentify', '$pageview'), fc.jsonValue()),
       distinct_id: fc.oneof(fc.string(), fc.integer(), fc.jsonValue()),
       properties: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
-      timestamp: fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fc.jsonValue()),
+      timestamp: fc.oneof(
+        fc.string(),
+        fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+        fc.jsonValue(),
+      ),
       uuid: fc.oneof(fc.uuid(), fc.string()),
       $set: fc.jsonValue(),
       offset: fc.jsonValue(),

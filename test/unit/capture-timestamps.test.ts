@@ -6,8 +6,7 @@ const NOW = Date.parse('2023-01-01T12:00:00Z');
 const at = (iso: string) => Date.parse(iso);
 const resolved = (timestamp: unknown, extra: Partial<Parameters<typeof resolveEventTime>[0]> = {}) =>
   resolveEventTime({ timestamp, offset: undefined, sentAt: null, ignoreSentAt: false, now: NOW, ...extra });
-const resolve = (timestamp: unknown, extra: Partial<Parameters<typeof resolveEventTime>[0]> = {}) =>
-  new Date(resolved(timestamp, extra).time).toISOString();
+const resolve = (timestamp: unknown, extra: Partial<Parameters<typeof resolveEventTime>[0]> = {}) => new Date(resolved(timestamp, extra).time).toISOString();
 
 test('PostHog examples of skew correction (spec A2)', () => {
   assert.equal(resolve('2023-01-01T11:00:00Z', { sentAt: at('2023-01-01T12:00:10Z') }), '2023-01-01T10:59:50.000Z');

@@ -161,10 +161,7 @@ describe('resolveDateRange', () => {
   });
 
   test('explicit_date keeps the bounds as given', () => {
-    const range = resolveDateRange(
-      input({ dateFrom: '2020-01-01T05:30:00', dateTo: '2020-01-02T06:00:00', explicitDate: true }),
-      clock(),
-    );
+    const range = resolveDateRange(input({ dateFrom: '2020-01-01T05:30:00', dateTo: '2020-01-02T06:00:00', explicitDate: true }), clock());
     assert.equal(range.roundedFrom.toISO(), '2020-01-01T05:30:00.000Z');
     assert.equal(range.to.toISO(), '2020-01-02T06:00:00.000Z');
   });
@@ -177,12 +174,18 @@ describe('resolveDateRange', () => {
   });
 
   test('unparseable dates are ValidationErrors naming the field', () => {
-    assert.throws(() => resolveDateRange(input({ dateFrom: 'yesterday-ish' }), clock()), (error: unknown) => {
-      return error instanceof ValidationError && error.attr === 'date_from';
-    });
-    assert.throws(() => resolveDateRange(input({ dateTo: '2020-13-01' }), clock()), (error: unknown) => {
-      return error instanceof ValidationError && error.attr === 'date_to';
-    });
+    assert.throws(
+      () => resolveDateRange(input({ dateFrom: 'yesterday-ish' }), clock()),
+      (error: unknown) => {
+        return error instanceof ValidationError && error.attr === 'date_from';
+      },
+    );
+    assert.throws(
+      () => resolveDateRange(input({ dateTo: '2020-13-01' }), clock()),
+      (error: unknown) => {
+        return error instanceof ValidationError && error.attr === 'date_to';
+      },
+    );
   });
 
   test('the project timezone decides the day boundaries', () => {
@@ -229,10 +232,7 @@ describe('DST: buckets stay on local midnight', () => {
   });
 
   test('Europe/London hours across the spring-forward skip 01:00', () => {
-    const range = resolveDateRange(
-      input({ dateFrom: '2020-03-29T00:00:00', dateTo: '2020-03-29T03:00:00', interval: 'hour' }),
-      clock('Europe/London'),
-    );
+    const range = resolveDateRange(input({ dateFrom: '2020-03-29T00:00:00', dateTo: '2020-03-29T03:00:00', interval: 'hour' }), clock('Europe/London'));
     assert.deepEqual(
       range.buckets.map((bucket) => formatDay(bucket, 'hour')),
       ['2020-03-29 00:00:00', '2020-03-29 02:00:00', '2020-03-29 03:00:00'],
@@ -269,11 +269,7 @@ describe('compare: the previous period', () => {
 });
 
 test('aggregate displays list days from date_from in fixed steps', () => {
-  assert.deepEqual(aggregateDays(input({ dateFrom: '2020-01-01', dateTo: '2020-01-03' }), clock()), [
-    '2020-01-01',
-    '2020-01-02',
-    '2020-01-03',
-  ]);
+  assert.deepEqual(aggregateDays(input({ dateFrom: '2020-01-01', dateTo: '2020-01-03' }), clock()), ['2020-01-01', '2020-01-02', '2020-01-03']);
   assert.deepEqual(aggregateDays(input({ dateFrom: 'all' }), clock()), []);
 });
 

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
-import {
-  evaluateFormula,
-  evaluateFormulaSeries,
-  MAX_FORMULA_LENGTH,
-  MAX_FORMULA_NESTING,
-  parseFormula,
-} from '../../src/insights/trends/formula.js';
+import { evaluateFormula, evaluateFormulaSeries, MAX_FORMULA_LENGTH, MAX_FORMULA_NESTING, parseFormula } from '../../src/insights/trends/formula.js';
 
 /** The formula's value for series A, B, C, D = 2, 3, 5, 7. */
 function formulaValue(text: string): number {

@@ -4,7 +4,13 @@ import { ValidationError } from '../../src/errors.js';
 import { funnelCorrelationQueryToFilter } from '../../src/insights/query-nodes/funnel-correlation-query.js';
 import { funnelCorrelationResponse } from '../../src/insights/query-nodes/funnel-correlation-query-results.js';
 
-const FUNNEL = { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'sign up' }, { kind: 'EventsNode', event: 'paid' }] };
+const FUNNEL = {
+  kind: 'FunnelsQuery',
+  series: [
+    { kind: 'EventsNode', event: 'sign up' },
+    { kind: 'EventsNode', event: 'paid' },
+  ],
+};
 
 function correlation(fields: Record<string, unknown> = {}, source: Record<string, unknown> = {}) {
   return { kind: 'FunnelCorrelationQuery', source: { kind: 'FunnelsActorsQuery', source: FUNNEL, ...source }, funnelCorrelationType: 'events', ...fields };
@@ -36,7 +42,10 @@ describe('FunnelCorrelationQuery → legacy correlation filter', () => {
       ),
       'query',
     );
-    assert.deepEqual(filter.funnel.steps.map((step) => step.id), ['sign up', 'paid']);
+    assert.deepEqual(
+      filter.funnel.steps.map((step) => step.id),
+      ['sign up', 'paid'],
+    );
     assert.equal(filter.type, 'event_with_properties');
     assert.deepEqual(filter.eventNames, ['paid']);
     assert.deepEqual(filter.eventExcludePropertyNames, ['$ip']);
@@ -49,11 +58,15 @@ describe('FunnelCorrelationQuery → legacy correlation filter', () => {
     assert.deepEqual([properties.type, properties.propertyNames, properties.excludePropertyNames], ['properties', ['$all'], ['$browser']]);
   });
 
-  test('bad fields are 400s naming their dotted path; the funnel\'s are under source.source', () => {
+  test("bad fields are 400s naming their dotted path; the funnel's are under source.source", () => {
     const cases: Array<[unknown, string, string?]> = [
       [{ ...correlation(), funnelCorrelationType: undefined }, 'query.funnelCorrelationType', 'This field is required.'],
       [correlation({ funnelCorrelationType: 'vibes' }), 'query.funnelCorrelationType'],
-      [correlation({ funnelCorrelationType: 'properties' }), 'query.funnelCorrelationNames', 'Property Correlation expects atleast one Property to run correlation on'],
+      [
+        correlation({ funnelCorrelationType: 'properties' }),
+        'query.funnelCorrelationNames',
+        'Property Correlation expects atleast one Property to run correlation on',
+      ],
       [
         correlation({ funnelCorrelationType: 'event_with_properties' }),
         'query.funnelCorrelationEventNames',
@@ -80,16 +93,44 @@ describe('FunnelCorrelationQuery → legacy correlation filter', () => {
       totals: { success: 5, failure: 5 },
       rows: [
         { subject: { kind: 'event', event: 'positively_related' }, visited: { success: 5, failure: 0 }, oddsRatio: 11, correlationType: 'success' },
-        { subject: { kind: 'event_property', event: 'paid', property: 'plan', value: 'pro' }, visited: { success: 3, failure: 0 }, oddsRatio: 5.5, correlationType: 'success' },
-        { subject: { kind: 'property', property: '$browser', value: 'Safari' }, visited: { success: 0, failure: 5 }, oddsRatio: 1 / 11, correlationType: 'failure' },
+        {
+          subject: { kind: 'event_property', event: 'paid', property: 'plan', value: 'pro' },
+          visited: { success: 3, failure: 0 },
+          oddsRatio: 5.5,
+          correlationType: 'success',
+        },
+        {
+          subject: { kind: 'property', property: '$browser', value: 'Safari' },
+          visited: { success: 0, failure: 5 },
+          oddsRatio: 1 / 11,
+          correlationType: 'failure',
+        },
       ],
     });
     assert.deepEqual(response, {
       results: {
         events: [
-          { event: { event: 'positively_related', properties: {}, elements: [] }, success_count: 5, failure_count: 0, odds_ratio: 11, correlation_type: 'success' },
-          { event: { event: 'paid::plan::pro', properties: {}, elements: [] }, success_count: 3, failure_count: 0, odds_ratio: 5.5, correlation_type: 'success' },
-          { event: { event: '$browser::Safari', properties: {}, elements: [] }, success_count: 0, failure_count: 5, odds_ratio: 1 / 11, correlation_type: 'failure' },
+          {
+            event: { event: 'positively_related', properties: {}, elements: [] },
+            success_count: 5,
+            failure_count: 0,
+            odds_ratio: 11,
+            correlation_type: 'success',
+          },
+          {
+            event: { event: 'paid::plan::pro', properties: {}, elements: [] },
+            success_count: 3,
+            failure_count: 0,
+            odds_ratio: 5.5,
+            correlation_type: 'success',
+          },
+          {
+            event: { event: '$browser::Safari', properties: {}, elements: [] },
+            success_count: 0,
+            failure_count: 5,
+            odds_ratio: 1 / 11,
+            correlation_type: 'failure',
+          },
         ],
         skewed: false,
       },

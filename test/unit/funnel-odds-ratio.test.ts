@@ -30,7 +30,10 @@ describe('funnel correlation odds ratios', () => {
     const rows = Array.from({ length: 30 }, (_, index) => ({ name: `e${index}`, visited: { success: index, failure: 29 - index } }));
     const { rows: kept, skewed } = correlate(rows, { success: 100, failure: 100 });
     assert.equal(skewed, false);
-    assert.deepEqual(kept.map((row) => row.name), ['e29', 'e28', 'e27', 'e26', 'e25', 'e24', 'e23', 'e22', 'e21', 'e20', 'e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'e9']);
+    assert.deepEqual(
+      kept.map((row) => row.name),
+      ['e29', 'e28', 'e27', 'e26', 'e25', 'e24', 'e23', 'e22', 'e21', 'e20', 'e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'e9'],
+    );
     assert.ok(kept.slice(0, 10).every((row) => row.correlationType === 'success' && row.oddsRatio > 1));
     assert.ok(kept.slice(10).every((row) => row.correlationType === 'failure' && row.oddsRatio <= 1));
   });

@@ -24,7 +24,13 @@ describe('time-to-convert bins', () => {
     assert.deepEqual(plan, { from: 2220, width: 11_512, binCount: 7 });
     assert.equal(binIndex(plan, 82_800), 6);
     assert.deepEqual(
-      histogramBins(plan, new Map([[0, 2], [6, 1]])).map(([start]) => start),
+      histogramBins(
+        plan,
+        new Map([
+          [0, 2],
+          [6, 1],
+        ]),
+      ).map(([start]) => start),
       [2220, 13_732, 25_244, 36_756, 48_268, 59_780, 71_292, 82_804],
     );
   });

@@ -132,7 +132,10 @@ describe('FunnelsQuery → legacy funnel filter', () => {
     assert.deepEqual(cohorts.breakdown, { type: 'cohort', cohorts: [0, 4] });
     const group = funnelsQueryToFilter(funnel({ breakdownFilter: { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 } }), 'query');
     assert.deepEqual(group.breakdown, { type: 'group', properties: ['industry'], groupTypeIndex: 0, limit: 25 });
-    const groupListed = funnelsQueryToFilter(funnel({ breakdownFilter: { breakdowns: [{ property: 'industry', type: 'group', group_type_index: 1 }] } }), 'query');
+    const groupListed = funnelsQueryToFilter(
+      funnel({ breakdownFilter: { breakdowns: [{ property: 'industry', type: 'group', group_type_index: 1 }] } }),
+      'query',
+    );
     assert.deepEqual(groupListed.breakdown, { type: 'group', properties: ['industry'], groupTypeIndex: 1, limit: 25 });
     const step = funnelsQueryToFilter(
       funnel({ breakdownFilter: { breakdown: '$browser' }, funnelsFilter: { breakdownAttributionType: 'step', breakdownAttributionValue: 1 } }),
@@ -160,7 +163,13 @@ describe('FunnelsQuery → legacy funnel filter', () => {
       'query',
     );
     assert.deepEqual(
-      filter.exclusions.map((exclusion) => [exclusion.entity.type, exclusion.entity.id, exclusion.fromStep, exclusion.toStep, exclusion.entity.properties.values.length]),
+      filter.exclusions.map((exclusion) => [
+        exclusion.entity.type,
+        exclusion.entity.id,
+        exclusion.fromStep,
+        exclusion.toStep,
+        exclusion.entity.properties.values.length,
+      ]),
       [
         ['events', 'x', 0, 1, 1],
         ['actions', 3, 1, 2, 0],
@@ -228,8 +237,21 @@ describe('FunnelsQuery → legacy funnel filter', () => {
       [{ breakdownFilter: { breakdowns: [{ property: 'a' }, { property: 'b', type: 'person' }] } }, 'query.source.breakdownFilter.breakdowns.1.type'],
       [{ breakdownFilter: { breakdowns: [{ type: 'event' }] } }, 'query.source.breakdownFilter.breakdowns.0.property'],
       [{ breakdownFilter: { breakdowns: [{ property: 'a', type: 'cohort' }] } }, 'query.source.breakdownFilter.breakdowns.0.type'],
-      [{ breakdownFilter: { breakdowns: [{ property: 'a', type: 'group', group_type_index: 9 }] } }, 'query.source.breakdownFilter.breakdowns.0.group_type_index'],
-      [{ breakdownFilter: { breakdowns: [{ property: 'a', type: 'group' }, { property: 'b', type: 'group' }] } }, 'query.source.breakdownFilter.breakdowns'],
+      [
+        { breakdownFilter: { breakdowns: [{ property: 'a', type: 'group', group_type_index: 9 }] } },
+        'query.source.breakdownFilter.breakdowns.0.group_type_index',
+      ],
+      [
+        {
+          breakdownFilter: {
+            breakdowns: [
+              { property: 'a', type: 'group' },
+              { property: 'b', type: 'group' },
+            ],
+          },
+        },
+        'query.source.breakdownFilter.breakdowns',
+      ],
       [{ breakdownFilter: { breakdowns: [{ property: 'a', type: 'group' }] } }, 'query.source.breakdownFilter.breakdown_group_type_index'],
     ];
     for (const [fields, attr, detail] of cases) rejects(funnel(fields), attr, detail);
@@ -266,14 +288,40 @@ describe('FunnelsQuery results', () => {
     ...fields,
   });
   const stepsOf = (counts: number[]) => [
-    { entity: entity(0, { id: 'sign up', name: 'sign up', customName: 'Signed up' }), index: 0, count: counts[0]!, averageConversionTime: null, medianConversionTime: null },
+    {
+      entity: entity(0, { id: 'sign up', name: 'sign up', customName: 'Signed up' }),
+      index: 0,
+      count: counts[0]!,
+      averageConversionTime: null,
+      medianConversionTime: null,
+    },
     { entity: entity(1, { type: 'actions', id: 7, name: 'paid' }), index: 1, count: counts[1]!, averageConversionTime: 60, medianConversionTime: 30 },
   ];
 
   test('steps without a breakdown: one list; step 0 has no times', () => {
     assert.deepEqual(funnelsQueryResults({ kind: 'steps', orderType: 'ordered', series: [{ bucket: null, steps: stepsOf([4, 2]) }] }), [
-      { action_id: 'sign up', name: 'sign up', custom_name: 'Signed up', order: 0, people: [], count: 4, type: 'events', average_conversion_time: null, median_conversion_time: null },
-      { action_id: 7, name: 'paid', custom_name: null, order: 1, people: [], count: 2, type: 'actions', average_conversion_time: 60, median_conversion_time: 30 },
+      {
+        action_id: 'sign up',
+        name: 'sign up',
+        custom_name: 'Signed up',
+        order: 0,
+        people: [],
+        count: 4,
+        type: 'events',
+        average_conversion_time: null,
+        median_conversion_time: null,
+      },
+      {
+        action_id: 7,
+        name: 'paid',
+        custom_name: null,
+        order: 1,
+        people: [],
+        count: 2,
+        type: 'actions',
+        average_conversion_time: 60,
+        median_conversion_time: 30,
+      },
     ]);
   });
 
@@ -312,6 +360,9 @@ describe('FunnelsQuery results', () => {
       }),
       [{ count: 1, data: [50], days: ['2021-05-01'], labels: ['1-May-2021'], breakdown_value: 'tech' }],
     );
-    assert.deepEqual(funnelsQueryResults({ kind: 'time_to_convert', bins: [[60, 2]], averageConversionTime: 61.5 }), { bins: [[60, 2]], average_conversion_time: 61.5 });
+    assert.deepEqual(funnelsQueryResults({ kind: 'time_to_convert', bins: [[60, 2]], averageConversionTime: 61.5 }), {
+      bins: [[60, 2]],
+      average_conversion_time: 61.5,
+    });
   });
 });

@@ -23,14 +23,14 @@ function syntaxError(run: () => unknown, message: string | RegExp, start?: numbe
   });
 }
 
-describe('HogQL parser: precedence (PostHog\'s order)', () => {
+describe("HogQL parser: precedence (PostHog's order)", () => {
   const cases: [string, string][] = [
     ['1 + 2 * 3 - 4', 'minus(plus(1, multiply(2, 3)), 4)'],
     ['-a * b', 'multiply(minus(0, a), b)'],
     ['- 1', '-1'],
     ['a - -1', 'minus(a, -1)'],
     ['a % b / c', 'divide(modulo(a, b), c)'],
-    ['a || b + c', "plus(concat(a, b), c)"],
+    ['a || b + c', 'plus(concat(a, b), c)'],
     ["'a' || 'b' || 'c'", "concat('a', 'b', 'c')"],
     ['a < b < c', 'less(less(a, b), c)'],
     ['a = b is null', 'equals(equals(a, b), NULL)'],
@@ -94,7 +94,10 @@ describe('HogQL parser: expressions', () => {
     ['case when a then b when c then d else e end', 'multiIf(a, b, c, d, e)'],
     ['case a when 1 then 2 else 3 end', '_caseWithExpression(a, 1, 2, 3)'],
     ["trim(leading 'x' from a)", "trimLeft(a, 'x')"],
-    ['row_number() over (partition by a order by b desc rows between unbounded preceding and current row)', 'row_number() OVER (PARTITION BY a ORDER BY b DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)'],
+    [
+      'row_number() over (partition by a order by b desc rows between unbounded preceding and current row)',
+      'row_number() OVER (PARTITION BY a ORDER BY b DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)',
+    ],
     ['sum(x) over w', 'sum(x) OVER w'],
     ['0x1F', '31'],
     ['1e3', '1000'],
@@ -118,10 +121,7 @@ describe('HogQL parser: every construct of a SELECT', () => {
   const cases: [string, string][] = [
     ['select 1', 'SELECT 1'],
     ['SELECT DISTINCT event FROM events', 'SELECT DISTINCT event FROM events'],
-    [
-      'with a as (select 1 as x), 2 as y select x, y from a',
-      'WITH a AS (SELECT 1 AS x), 2 AS y SELECT x, y FROM a',
-    ],
+    ['with a as (select 1 as x), 2 as y select x, y from a', 'WITH a AS (SELECT 1 AS x), 2 AS y SELECT x, y FROM a'],
     [
       'select e.event from events as e left join persons p on p.id = e.person_id inner join groups g on 1 cross join numbers(2) n, person_distinct_ids pdi',
       'SELECT e.event FROM events AS e LEFT JOIN persons AS p ON equals(p.id, e.person_id) INNER JOIN groups AS g ON 1 CROSS JOIN numbers(2) AS n CROSS JOIN person_distinct_ids AS pdi',
@@ -174,7 +174,7 @@ describe('HogQL parser: every construct of a SELECT', () => {
     assert.deepEqual([parsed.right.start, parsed.right.end], [4, 12]);
   });
 
-  test('ORDER BY items ignore what follows a complete item, as PostHog\'s do', () => {
+  test("ORDER BY items ignore what follows a complete item, as PostHog's do", () => {
     assert.equal(printHogQL(parseOrderExpr('timestamp sideways').expr), 'timestamp');
     assert.equal(parseOrderExpr('timestamp desc').order, 'DESC');
     assert.equal(parseOrderExpr('timestamp +').order, 'ASC');
@@ -193,7 +193,7 @@ describe('HogQL parser: errors', () => {
   test('statements other than one SELECT are syntax errors', () => {
     syntaxError(() => parseSelect('select 1; select 2'), "extraneous input 'select' expecting <EOF>", 10, 16);
     syntaxError(() => parseSelect('drop table events'), "mismatched input 'drop' expecting {SELECT, WITH, '('}", 0, 4);
-    syntaxError(() => parseSelect("insert into events values (1)"), /^mismatched input 'insert'/);
+    syntaxError(() => parseSelect('insert into events values (1)'), /^mismatched input 'insert'/);
     syntaxError(() => parseSelect("select 1 into outfile '/tmp/x'"), "extraneous input 'outfile' expecting <EOF>");
     syntaxError(() => parseSelect('select 1 from events where 1 format JSON'), "extraneous input 'format' expecting <EOF>");
     syntaxError(() => parseSelect('select 1 format JSON'), "extraneous input 'JSON' expecting <EOF>");

@@ -63,7 +63,9 @@ describe('HogQL printer: exact SQL', () => {
   });
 
   test('property reads and literals are bound parameters', () => {
-    const { sql, columns, params } = printed("select properties.$browser as b, properties.nested.a.b from events where properties.$os = 'Mac' and event != 'x'");
+    const { sql, columns, params } = printed(
+      "select properties.$browser as b, properties.nested.a.b from events where properties.$os = 'Mac' and event != 'x'",
+    );
     assert.equal(
       sql,
       `SELECT ${property('`events`.`properties`', '{p_0:String}')} AS \`b\`, ${property('`events`.`properties`', '{p_1:String}', '{p_2:String}', '{p_3:String}')} AS \`_hogql_col_1\` ` +
@@ -89,8 +91,14 @@ describe('HogQL printer: exact SQL', () => {
       `SELECT ${property('`events`.`__person__properties`', '{p_0:String}')} AS \`_hogql_col_0\`, \`events\`.\`__current_person_id\` AS \`_hogql_col_1\` FROM ${EVENTS_WITH_PERSON} AS \`events\``,
     );
     assert.deepEqual(columns, ['email', 'person_id']);
-    assert.match(EVENTS_WITH_PERSON, /LEFT JOIN \(\s*SELECT distinct_id, person_id\s*FROM person_distinct_ids FINAL\s*WHERE team_id = \{team_id:Int64\} AND is_deleted = 0\) AS __pdi/);
-    assert.match(EVENTS_WITH_PERSON, /LEFT JOIN \(\s*SELECT id, person_id, properties, is_identified, created_at\s*FROM persons FINAL\s*WHERE team_id = \{team_id:Int64\} AND is_deleted = 0\) AS __person/);
+    assert.match(
+      EVENTS_WITH_PERSON,
+      /LEFT JOIN \(\s*SELECT distinct_id, person_id\s*FROM person_distinct_ids FINAL\s*WHERE team_id = \{team_id:Int64\} AND is_deleted = 0\) AS __pdi/,
+    );
+    assert.match(
+      EVENTS_WITH_PERSON,
+      /LEFT JOIN \(\s*SELECT id, person_id, properties, is_identified, created_at\s*FROM persons FINAL\s*WHERE team_id = \{team_id:Int64\} AND is_deleted = 0\) AS __person/,
+    );
     assertGuarded(sql);
   });
 
@@ -112,7 +120,7 @@ describe('HogQL printer: exact SQL', () => {
   test('subqueries, IN subqueries, UNION ALL and CTEs are guarded too', () => {
     for (const text of [
       'select t.event from (select event from events) t',
-      "select event from events where distinct_id in (select distinct_id from person_distinct_ids where person_id in (select id from persons))",
+      'select event from events where distinct_id in (select distinct_id from person_distinct_ids where person_id in (select id from persons))',
       'select event from events union all select key from groups union all select distinct_id from person_distinct_ids',
       'with x as (select event from events), y as (select id from persons) select event from x, y',
       'select (select count() from events) as c',
@@ -127,7 +135,10 @@ describe('HogQL printer: exact SQL', () => {
 
   test('an OR in the query cannot widen the guard: the guard is inside the table', () => {
     const { sql } = printed('select count() from events where 1 = 1 or team_id != 7');
-    assert.equal(sql, `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\` WHERE or(equals({p_0:Int64}, {p_1:Int64}), notEquals(\`events\`.\`team_id\`, {p_2:Int64}))`);
+    assert.equal(
+      sql,
+      `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\` WHERE or(equals({p_0:Int64}, {p_1:Int64}), notEquals(\`events\`.\`team_id\`, {p_2:Int64}))`,
+    );
   });
 
   test('HogQL null semantics', () => {
@@ -159,7 +170,10 @@ describe('HogQL printer: exact SQL', () => {
 
   test('placeholders are bound values; lists become one array parameter', () => {
     const { sql, params } = printed('select count() from events where distinct_id in {ids} limit {n}', { ids: ['a', 'b'], n: 3 });
-    assert.equal(sql, `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\` WHERE ifNull((\`events\`.\`distinct_id\` IN {p_0:Array(String)}), 0) LIMIT {p_1:Int64}`);
+    assert.equal(
+      sql,
+      `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\` WHERE ifNull((\`events\`.\`distinct_id\` IN {p_0:Array(String)}), 0) LIMIT {p_1:Int64}`,
+    );
     assert.deepEqual(params, { team_id: 7, p_0: ['a', 'b'], p_1: 3 });
   });
 
@@ -170,7 +184,9 @@ describe('HogQL printer: exact SQL', () => {
   });
 
   test('the select list, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT BY, LIMIT and OFFSET print in ClickHouse order', () => {
-    const { sql: full } = printed('select distinct event as e2 from events where 1 group by event having count() > 0 order by event desc limit 1 by event limit 5 offset 2');
+    const { sql: full } = printed(
+      'select distinct event as e2 from events where 1 group by event having count() > 0 order by event desc limit 1 by event limit 5 offset 2',
+    );
     assert.equal(
       full,
       `SELECT DISTINCT \`events\`.\`event\` AS \`e2\` FROM ${EVENTS} AS \`events\` WHERE {p_0:Int64} GROUP BY \`events\`.\`event\` HAVING greater(count(), {p_1:Int64}) ` +
@@ -180,7 +196,7 @@ describe('HogQL printer: exact SQL', () => {
 });
 
 describe('HogQL printer: times', () => {
-  test('stored times read in the project\'s time zone, as PostHog reads them; in a UTC project as they are', () => {
+  test("stored times read in the project's time zone, as PostHog reads them; in a UTC project as they are", () => {
     const { sql, params } = printed('select toStartOfDay(timestamp), person.created_at from events');
     assert.equal(
       sql,
@@ -188,13 +204,17 @@ describe('HogQL printer: times', () => {
         `FROM ${EVENTS_WITH_PERSON} AS \`events\``,
     );
     assert.equal(params.p_0, 'Europe/Berlin');
-    const utc = printSelect(parseSelect('select toStartOfDay(timestamp) from events'), { params: new SqlParams({ team_id: 7 }), timezone: 'UTC', values: null });
+    const utc = printSelect(parseSelect('select toStartOfDay(timestamp) from events'), {
+      params: new SqlParams({ team_id: 7 }),
+      timezone: 'UTC',
+      values: null,
+    });
     assert.equal(utc.sql, `SELECT toStartOfDay(\`events\`.\`timestamp\`) AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\``);
   });
 });
 
 describe('HogQL printer: IN COHORT', () => {
-  test('the cohort\'s membership condition, compiled beforehand, reads the left side', () => {
+  test("the cohort's membership condition, compiled beforehand, reads the left side", () => {
     const params = new SqlParams({ team_id: 7 });
     const cohorts = new Map([[3, `${COHORT_PERSON} IN (SELECT person_id FROM members)`]]);
     const { sql } = printSelect(parseSelect('select count() from events where person_id in cohort 3 and person_id not in cohort 3'), {

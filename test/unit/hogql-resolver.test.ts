@@ -85,7 +85,18 @@ describe('HogQL resolver', () => {
 
   test('* selects the visible columns, never team_id or the lazy tables', () => {
     const [events] = asteriskColumns(scopeWith(table('events')), null);
-    assert.deepEqual(events!.columns.slice(0, 10), ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'created_at', '$session_id', '$window_id', 'person_mode']);
+    assert.deepEqual(events!.columns.slice(0, 10), [
+      'uuid',
+      'event',
+      'properties',
+      'timestamp',
+      'distinct_id',
+      'elements_chain',
+      'created_at',
+      '$session_id',
+      '$window_id',
+      'person_mode',
+    ]);
     assert.deepEqual(events!.columns.slice(10), ['$group_0', '$group_1', '$group_2', '$group_3', '$group_4']);
     assert.deepEqual(asteriskColumns(scopeWith(table('persons', 'p')), 'p')[0]!.columns, ['id', 'created_at', 'properties', 'is_identified']);
     unresolvable(() => asteriskColumns(new Scope(null), null), 'Cannot select * without a FROM clause');

@@ -7,7 +7,5 @@ import { PERSON_UUID_NAMESPACE, personUuidFor, personUuidFromName } from '../../
 test("a person's UUID is the uuid package's UUIDv5 of the name in PostHog's persons namespace", () => {
   assert.equal(personUuidFor(1, 'user-1'), uuidv5('1:user-1', PERSON_UUID_NAMESPACE));
   assert.match(personUuidFromName('1:user-1'), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  fc.assert(
-    fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (name) => assert.equal(personUuidFromName(name), uuidv5(name, PERSON_UUID_NAMESPACE))),
-  );
+  fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (name) => assert.equal(personUuidFromName(name), uuidv5(name, PERSON_UUID_NAMESPACE))));
 });

@@ -21,5 +21,8 @@ test('persons URLs set their own parameters over the filter in place, new ones a
     'api/projects/7/persons/trends/?insight=TRENDS&date_from=2020-01-01T00%3A00%3A00Z&events=%5B%7B%22id%22%3A%22a+b%22%7D%5D' +
       '&date_to=2020-01-01T23%3A59%3A59.999999Z&entity_id=a+b&entity_order=0&cache_invalidation_key=key',
   );
-  assert.equal(urls.url({ date_from: null }), 'api/projects/7/persons/trends/?insight=TRENDS&events=%5B%7B%22id%22%3A%22a+b%22%7D%5D&cache_invalidation_key=key');
+  assert.equal(
+    urls.url({ date_from: null }),
+    'api/projects/7/persons/trends/?insight=TRENDS&events=%5B%7B%22id%22%3A%22a+b%22%7D%5D&cache_invalidation_key=key',
+  );
 });

@@ -77,15 +77,21 @@ test('property: arbitrary bodies get the same answer from the decoding thread as
   const decoder = new RequestDecoder();
   try {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.json().map((json) => new TextEncoder().encode(json))), async (bytes) => {
-        const raw = request(Buffer.from(bytes));
-        // An event without a uuid gets a fresh one on each side.
-        const withoutUuids = (answer: { events?: { uuid?: string }[] }) => {
-          for (const event of answer.events ?? []) delete event.uuid;
-          return answer;
-        };
-        assert.deepEqual(withoutUuids(await threaded(decoder, raw)), withoutUuids(inline(raw)));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.json().map((json) => new TextEncoder().encode(json)),
+        ),
+        async (bytes) => {
+          const raw = request(Buffer.from(bytes));
+          // An event without a uuid gets a fresh one on each side.
+          const withoutUuids = (answer: { events?: { uuid?: string }[] }) => {
+            for (const event of answer.events ?? []) delete event.uuid;
+            return answer;
+          };
+          assert.deepEqual(withoutUuids(await threaded(decoder, raw)), withoutUuids(inline(raw)));
+        },
+      ),
       { numRuns: 200 },
     );
   } finally {

@@ -84,7 +84,11 @@ describe('legacy retention table', () => {
         breakdownValues: null,
         cohort,
         date: filter.start.plus({ days: cohort }),
-        counts: [[2, 1, 0], [1, 0, 0], [0, 0, 0]][cohort]!,
+        counts: [
+          [2, 1, 0],
+          [1, 0, 0],
+          [0, 0, 0],
+        ][cohort]!,
       })),
     });
     assert.deepEqual(

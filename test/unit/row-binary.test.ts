@@ -10,13 +10,28 @@ function bytesOf(write: (writer: RowBinaryWriter) => void): string {
 }
 
 test('RowBinary strings are a LEB128 byte length, then UTF-8', () => {
-  assert.equal(bytesOf((writer) => writer.string('')), '00');
-  assert.equal(bytesOf((writer) => writer.string('é')), '02c3a9');
-  assert.equal(bytesOf((writer) => writer.string('\u{1F600}')), '04f09f9880');
+  assert.equal(
+    bytesOf((writer) => writer.string('')),
+    '00',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.string('é')),
+    '02c3a9',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.string('\u{1F600}')),
+    '04f09f9880',
+  );
   // 42 units may take 126 bytes: still one length byte.
   assert.equal(bytesOf((writer) => writer.string('€'.repeat(42))).slice(0, 2), '7e');
-  assert.equal(bytesOf((writer) => writer.string('a'.repeat(64))), `40${'61'.repeat(64)}`);
-  assert.equal(bytesOf((writer) => writer.string(`${'a'.repeat(63)}é`)), `41${'61'.repeat(63)}c3a9`);
+  assert.equal(
+    bytesOf((writer) => writer.string('a'.repeat(64))),
+    `40${'61'.repeat(64)}`,
+  );
+  assert.equal(
+    bytesOf((writer) => writer.string(`${'a'.repeat(63)}é`)),
+    `41${'61'.repeat(63)}c3a9`,
+  );
   assert.equal(bytesOf((writer) => writer.string('a'.repeat(127))).slice(0, 4), '7f61');
   assert.equal(bytesOf((writer) => writer.string('a'.repeat(128))).slice(0, 6), '800161');
   assert.equal(bytesOf((writer) => writer.string('a'.repeat(300))).slice(0, 6), 'ac0261');
@@ -24,14 +39,35 @@ test('RowBinary strings are a LEB128 byte length, then UTF-8', () => {
 });
 
 test('RowBinary UUIDs are two little-endian halves; Int64 is little-endian two’s complement', () => {
-  assert.equal(bytesOf((writer) => writer.uuid('12345678-9abc-def0-1234-56789ABCDEF0')), 'f0debc9a78563412f0debc9a78563412');
+  assert.equal(
+    bytesOf((writer) => writer.uuid('12345678-9abc-def0-1234-56789ABCDEF0')),
+    'f0debc9a78563412f0debc9a78563412',
+  );
   assert.throws(() => bytesOf((writer) => writer.uuid('12345678')), /not a UUID/);
-  assert.equal(bytesOf((writer) => writer.int64(1)), '0100000000000000');
-  assert.equal(bytesOf((writer) => writer.int64(-1)), 'ffffffffffffffff');
-  assert.equal(bytesOf((writer) => writer.int64(2 ** 32 + 2)), '0200000001000000');
-  assert.equal(bytesOf((writer) => writer.int64(-(2 ** 32) - 1)), 'fffffffffeffffff');
-  assert.equal(bytesOf((writer) => writer.int64(Number.MAX_SAFE_INTEGER)), 'ffffffffffff1f00');
-  assert.equal(bytesOf((writer) => writer.uint8(255)), 'ff');
+  assert.equal(
+    bytesOf((writer) => writer.int64(1)),
+    '0100000000000000',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.int64(-1)),
+    'ffffffffffffffff',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.int64(2 ** 32 + 2)),
+    '0200000001000000',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.int64(-(2 ** 32) - 1)),
+    'fffffffffeffffff',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.int64(Number.MAX_SAFE_INTEGER)),
+    'ffffffffffff1f00',
+  );
+  assert.equal(
+    bytesOf((writer) => writer.uint8(255)),
+    'ff',
+  );
 });
 
 test('a RowBinary writer grows past its first buffer without losing a byte, whatever its size', () => {
@@ -54,7 +90,13 @@ test('a cleared RowBinary writer holds only what is written after', () => {
 });
 
 test('column names reach SQL only as checked, backquoted identifiers', () => {
-  assert.equal(structureOf([{ name: '$group_0', type: 'String' }, { name: 'at', type: "DateTime64(6, 'UTC')" }]), "`$group_0` String, `at` DateTime64(6, 'UTC')");
+  assert.equal(
+    structureOf([
+      { name: '$group_0', type: 'String' },
+      { name: 'at', type: "DateTime64(6, 'UTC')" },
+    ]),
+    "`$group_0` String, `at` DateTime64(6, 'UTC')",
+  );
   assert.throws(() => quotedIdentifier('a`; DROP TABLE events'), /not a warehouse identifier/);
   assert.throws(() => quotedIdentifier(''), /not a warehouse identifier/);
 });

@@ -29,13 +29,21 @@ test('inserts to a ClickHouse server send the JSONEachRow lines and RowBinary ro
   const { port } = server.address() as AddressInfo;
   const warehouse = new ClickhouseWarehouse(`http://127.0.0.1:${port}`, 'tally');
   try {
-    const lines = '{"uuid":"0190a3f2-0000-7000-8000-000000000001","properties":{"text":"é \\"q\\""}}\n{"uuid":"0190a3f2-0000-7000-8000-000000000002","properties":{}}';
+    const lines =
+      '{"uuid":"0190a3f2-0000-7000-8000-000000000001","properties":{"text":"é \\"q\\""}}\n{"uuid":"0190a3f2-0000-7000-8000-000000000002","properties":{}}';
     await warehouse.insertJsonEachRow('events', Buffer.from(lines));
     await warehouse.insertJsonEachRow('persons', lines);
     await warehouse.insertJsonEachRow('events', '');
     await assert.rejects(warehouse.insertJsonEachRow('events; DROP TABLE events', lines), /not a warehouse identifier/);
     const rows = Buffer.from([0x00, 0xff, 0x0a, 0x80, 0x01]);
-    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }, { name: '$group_0', type: 'String' }], rows);
+    await warehouse.insertRowBinary(
+      'events',
+      [
+        { name: 'uuid', type: 'UUID' },
+        { name: '$group_0', type: 'String' },
+      ],
+      rows,
+    );
     await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], Buffer.alloc(0));
     await assert.rejects(warehouse.insertRowBinary('events', [{ name: 'a` String', type: 'UUID' }], rows), /not a warehouse identifier/);
 

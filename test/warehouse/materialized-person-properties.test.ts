@@ -3,11 +3,7 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { rawPropertyValue } from '../../src/query/property-filters.js';
 import { SqlParams } from '../../src/query/sql-params.js';
-import {
-  MAX_MATERIALIZED_PERSON_PROPERTIES,
-  MaterializedPersonProperties,
-  materializedColumnName,
-} from '../../src/persons/materialized-properties.js';
+import { MAX_MATERIALIZED_PERSON_PROPERTIES, MaterializedPersonProperties, materializedColumnName } from '../../src/persons/materialized-properties.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import type { Warehouse } from '../../src/storage/warehouse/warehouse.js';

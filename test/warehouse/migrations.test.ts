@@ -22,9 +22,7 @@ function personRow(personId: number, version: number, plan: string, deleted = 0)
 }
 
 async function currentPersons(warehouse: ChdbWarehouse) {
-  return warehouse.query<{ person_id: number; properties: string }>(
-    'SELECT person_id, properties FROM persons FINAL WHERE is_deleted = 0 ORDER BY person_id',
-  );
+  return warehouse.query<{ person_id: number; properties: string }>('SELECT person_id, properties FROM persons FINAL WHERE is_deleted = 0 ORDER BY person_id');
 }
 
 test('the persons replica is re-keyed by person number with every current person kept, and again after a crash', async () => {

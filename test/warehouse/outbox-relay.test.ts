@@ -51,7 +51,12 @@ for (const backend of CATALOG_BACKENDS) {
       entries.push(link('id-7', PERSON_B), link('id-1999', PERSON_B), link('id-3', PERSON_A, 1));
       entries.splice(10, 0, link('id-1999', PERSON_A, 1));
       await catalog.db.transaction().execute((trx) => appendToOutbox(trx, entries));
-      await appendToOutbox(catalog.db, [{ target: 'persons', row: { id: PERSON_B, team_id: 1, person_id: 2, properties: '{}', is_identified: 1, created_at: Date.UTC(2024, 0, 1) * 1000, is_deleted: 0 } }]);
+      await appendToOutbox(catalog.db, [
+        {
+          target: 'persons',
+          row: { id: PERSON_B, team_id: 1, person_id: 2, properties: '{}', is_identified: 1, created_at: Date.UTC(2024, 0, 1) * 1000, is_deleted: 0 },
+        },
+      ]);
 
       const stored = await catalog.db.selectFrom('warehouse_outbox').select(['target']).orderBy('id').execute();
       assert.deepEqual(
@@ -115,7 +120,16 @@ for (const backend of CATALOG_BACKENDS) {
           `SELECT toString(id) AS id, toString(person_id) AS person_id, properties, is_identified,
                   toString(created_at) AS created_at, is_deleted FROM persons FINAL WHERE team_id = 3`,
         ),
-        [{ id: PERSON_A, person_id: '41', properties: '{"name":"Zoë \\"Z\\"","n":1}', is_identified: 0, created_at: '2024-02-03 04:05:06.789012', is_deleted: 0 }],
+        [
+          {
+            id: PERSON_A,
+            person_id: '41',
+            properties: '{"name":"Zoë \\"Z\\"","n":1}',
+            is_identified: 0,
+            created_at: '2024-02-03 04:05:06.789012',
+            is_deleted: 0,
+          },
+        ],
       );
       assert.deepEqual(
         await warehouse.query(
@@ -127,7 +141,9 @@ for (const backend of CATALOG_BACKENDS) {
         ],
       );
       assert.deepEqual(
-        await warehouse.query(`SELECT toString(cohort_id) AS cohort_id, toString(person_id) AS person_id, is_deleted FROM static_cohort_members WHERE team_id = 3`),
+        await warehouse.query(
+          `SELECT toString(cohort_id) AS cohort_id, toString(person_id) AS person_id, is_deleted FROM static_cohort_members WHERE team_id = 3`,
+        ),
         [{ cohort_id: '9', person_id: PERSON_B, is_deleted: 0 }],
       );
     });

@@ -42,7 +42,10 @@ test('columns of escaped person-property values are dropped, and come back holdi
   const warehouse = new ChdbWarehouse(directory);
   try {
     await migrateWarehouse(warehouse, 5);
-    await warehouse.insert('persons', VALUES.map((value, index) => personRow(index + 1, value)));
+    await warehouse.insert(
+      'persons',
+      VALUES.map((value, index) => personRow(index + 1, value)),
+    );
     const column = materializedColumnName(KEY);
     await warehouse.command(`ALTER TABLE persons ADD COLUMN ${column} String MATERIALIZED ${ESCAPED_VALUE}`, { key: KEY });
     await warehouse.command(`ALTER TABLE persons MATERIALIZE COLUMN ${column}`);
@@ -55,14 +58,23 @@ test('columns of escaped person-property values are dropped, and come back holdi
     const failures: unknown[] = [];
     const columns = await new MaterializedPersonProperties(warehouse, (error) => failures.push(error)).columnsFor([KEY]);
     assert.equal(columns.get(KEY), column);
-    await warehouse.insert('persons', VALUES.map((value, index) => personRow(100 + index, value)));
+    await warehouse.insert(
+      'persons',
+      VALUES.map((value, index) => personRow(100 + index, value)),
+    );
     const params = new SqlParams();
     const rows = await warehouse.query<{ stored: string; from_json: string }>(
       `SELECT ${column} AS stored, ${rawPropertyValue('properties', KEY, params)} AS from_json FROM persons ORDER BY person_id`,
       params.all,
     );
-    assert.deepEqual(rows.map((row) => row.stored), [...DECODED, ...DECODED]);
-    assert.deepEqual(rows.map((row) => row.from_json), [...DECODED, ...DECODED]);
+    assert.deepEqual(
+      rows.map((row) => row.stored),
+      [...DECODED, ...DECODED],
+    );
+    assert.deepEqual(
+      rows.map((row) => row.from_json),
+      [...DECODED, ...DECODED],
+    );
     assert.deepEqual(failures, []);
 
     // The step again, as after a crash before its bookkeeping row: it drops what is there, which the API adds back.

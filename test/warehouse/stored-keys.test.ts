@@ -16,13 +16,28 @@ test('chDB answers which of the asked keys a table holds, whole keys only', asyn
       { name: 'uuid', type: 'UUID' },
     ];
     // (2, a) and (1, b) mix a stored team with a stored uuid of another row: not stored.
-    const found = await warehouse.storedKeys('keyed', byUuid, [[1, a], [2, a], [1, b], [2, b], [1, c]]);
-    assert.deepEqual(found.sort(), [['1', a], ['2', b]]);
+    const found = await warehouse.storedKeys('keyed', byUuid, [
+      [1, a],
+      [2, a],
+      [1, b],
+      [2, b],
+      [1, c],
+    ]);
+    assert.deepEqual(found.sort(), [
+      ['1', a],
+      ['2', b],
+    ]);
     const byName = [
       { name: 'team_id', type: 'Int64' },
       { name: 'name', type: 'String' },
     ];
-    assert.deepEqual(await warehouse.storedKeys('keyed', byName, [[2, "ü 'q'"], [2, 'x']]), [['2', "ü 'q'"]]);
+    assert.deepEqual(
+      await warehouse.storedKeys('keyed', byName, [
+        [2, "ü 'q'"],
+        [2, 'x'],
+      ]),
+      [['2', "ü 'q'"]],
+    );
     assert.deepEqual(await warehouse.storedKeys('keyed', byUuid, []), []);
     await assert.rejects(warehouse.storedKeys('keyed', byUuid, [[1, 'not a uuid']]), /not a UUID/);
     assert.deepEqual(fs.readdirSync(`${directory}/tally-inserts`), [], 'no staged file is left behind');

@@ -15,8 +15,16 @@ export async function moveCatalogLogEntries(db: CatalogDb, log: CaptureLog): Pro
     const rows = await db.selectFrom('capture_log').selectAll().orderBy('id').limit(CHUNK).execute();
     if (rows.length === 0) return;
     await log.append(
-      rows.map((row) => ({ teamId: Number(row.team_id), receivedAt: Number(row.received_at), eventCount: Number(row.event_count), events: loggedEventsBytes(row.events) })),
+      rows.map((row) => ({
+        teamId: Number(row.team_id),
+        receivedAt: Number(row.received_at),
+        eventCount: Number(row.event_count),
+        events: loggedEventsBytes(row.events),
+      })),
     );
-    await db.deleteFrom('capture_log').where('id', '<=', Number(rows[rows.length - 1]!.id)).execute();
+    await db
+      .deleteFrom('capture_log')
+      .where('id', '<=', Number(rows[rows.length - 1]!.id))
+      .execute();
   }
 }

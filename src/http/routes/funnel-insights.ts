@@ -28,7 +28,11 @@ const FunnelFields = {
   funnel_from_step: Type.Optional(Type.Unknown({ description: 'Trends and time to convert: the step converted from (0-based, default 0)' })),
   funnel_to_step: Type.Optional(Type.Unknown({ description: 'Trends and time to convert: the step converted to (default the last)' })),
   bin_count: Type.Optional(Type.Unknown({ description: 'Time to convert: number of bins, 1 to 90 (default automatic)' })),
-  exclusions: Type.Optional(Type.Unknown({ description: `Events or actions that disqualify an attempt between two steps, [{id, type, funnel_from_step, funnel_to_step}]: ${JSON_TEXT}` })),
+  exclusions: Type.Optional(
+    Type.Unknown({
+      description: `Events or actions that disqualify an attempt between two steps, [{id, type, funnel_from_step, funnel_to_step}]: ${JSON_TEXT}`,
+    }),
+  ),
   breakdown: Type.Optional(Type.Unknown({ description: 'A property, a list of properties, or cohort ids (with breakdown_type cohort)' })),
   breakdown_type: Type.Optional(Type.String({ description: 'event (default), person, group or cohort' })),
   breakdown_limit: Type.Optional(Type.Unknown({ description: 'Property values shown (default 25); the rest are Other' })),
@@ -42,10 +46,16 @@ const CorrelationFields = {
   ...FunnelFields,
   funnel_correlation_type: Type.Optional(Type.String({ description: 'events (default), properties or event_with_properties' })),
   funnel_correlation_exclude_event_names: Type.Optional(Type.Unknown({ description: `Events mode: event names left out, ${JSON_TEXT}` })),
-  funnel_correlation_names: Type.Optional(Type.Unknown({ description: `Properties mode (required): person (or group) property names, $all for every one, ${JSON_TEXT}` })),
+  funnel_correlation_names: Type.Optional(
+    Type.Unknown({ description: `Properties mode (required): person (or group) property names, $all for every one, ${JSON_TEXT}` }),
+  ),
   funnel_correlation_exclude_names: Type.Optional(Type.Unknown({ description: `Properties mode: property names left out, ${JSON_TEXT}` })),
-  funnel_correlation_event_names: Type.Optional(Type.Unknown({ description: `Event-with-properties mode (required): the events whose properties are correlated, ${JSON_TEXT}` })),
-  funnel_correlation_event_exclude_property_names: Type.Optional(Type.Unknown({ description: `Event-with-properties mode: properties left out, ${JSON_TEXT}` })),
+  funnel_correlation_event_names: Type.Optional(
+    Type.Unknown({ description: `Event-with-properties mode (required): the events whose properties are correlated, ${JSON_TEXT}` }),
+  ),
+  funnel_correlation_event_exclude_property_names: Type.Optional(
+    Type.Unknown({ description: `Event-with-properties mode: properties left out, ${JSON_TEXT}` }),
+  ),
 };
 
 const FunnelQuery = Type.Object(FunnelFields, { additionalProperties: true });
@@ -105,7 +115,11 @@ export async function funnelInsightRoutes(app: FastifyInstance, context: AppCont
   };
   const funnelUrl = '/api/projects/:project_id/insights/funnel/';
   const funnelDescription = 'Funnel: how many actors reached each step, conversion over time, or the time they took to convert';
-  app.get(funnelUrl, { schema: { description: funnelDescription, params: Params, querystring: FunnelQuery, response: { 200: FunnelResponse } }, config }, funnel);
+  app.get(
+    funnelUrl,
+    { schema: { description: funnelDescription, params: Params, querystring: FunnelQuery, response: { 200: FunnelResponse } }, config },
+    funnel,
+  );
   app.post(
     funnelUrl,
     { schema: { description: funnelDescription, params: Params, querystring: FunnelQuery, body: FunnelBody, response: { 200: FunnelResponse } }, config },
@@ -129,7 +143,13 @@ export async function funnelInsightRoutes(app: FastifyInstance, context: AppCont
   app.post(
     correlationUrl,
     {
-      schema: { description: correlationDescription, params: Params, querystring: CorrelationQuery, body: CorrelationBody, response: { 200: CorrelationResponse } },
+      schema: {
+        description: correlationDescription,
+        params: Params,
+        querystring: CorrelationQuery,
+        body: CorrelationBody,
+        response: { 200: CorrelationResponse },
+      },
       config,
     },
     correlation,

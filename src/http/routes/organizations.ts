@@ -124,7 +124,6 @@ export async function organizationRoutes(app: FastifyInstance, context: AppConte
       },
       config: { scopes: ['project:read'] },
     },
-    async (request) =>
-      serializeProject(await context.organizations.project(request.apiKey!, request.params.organization_id, request.params.id)),
+    async (request) => serializeProject(await context.organizations.project(request.apiKey!, request.params.organization_id, request.params.id)),
   );
 }

@@ -13,7 +13,9 @@ const JSON_LIST = 'a JSON list, JSON-encoded in a query string';
 const FilterFields = {
   date_from: Type.Optional(Type.String({ description: 'Start of the range (default -7d)' })),
   date_to: Type.Optional(Type.String({ description: 'End of the range (default now)' })),
-  include_event_types: Type.Optional(Type.Unknown({ description: `Which events are path items: $pageview, $screen, custom_event (${JSON_LIST}); empty = every event` })),
+  include_event_types: Type.Optional(
+    Type.Unknown({ description: `Which events are path items: $pageview, $screen, custom_event (${JSON_LIST}); empty = every event` }),
+  ),
   include_custom_events: Type.Optional(Type.Unknown({ description: `Custom events by name to include (${JSON_LIST})` })),
   exclude_events: Type.Optional(Type.Unknown({ description: `Path items to leave out (${JSON_LIST})` })),
   start_point: Type.Optional(Type.String({ description: 'Paths start at this item' })),

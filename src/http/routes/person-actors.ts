@@ -79,14 +79,10 @@ export async function personActorRoutes(app: FastifyInstance, context: AppContex
   register(app, `${base}/trends/`, trends, async (request, project, input) => peopleAnswer(request, await actors.trends.actors(project, input)));
 
   const stickiness = people('The persons active in exactly stickiness_days intervals of a series', ActorFilters.stickiness);
-  register(app, `${base}/stickiness/`, stickiness, async (request, project, input) =>
-    peopleAnswer(request, await actors.stickiness.actors(project, input)),
-  );
+  register(app, `${base}/stickiness/`, stickiness, async (request, project, input) => peopleAnswer(request, await actors.stickiness.actors(project, input)));
 
   const lifecycle = people('The persons of one lifecycle status in one bucket', ActorFilters.lifecycle);
-  register(app, `${base}/lifecycle/`, lifecycle, async (request, project, input) =>
-    peopleAnswer(request, await actors.lifecycle.actors(project, input)),
-  );
+  register(app, `${base}/lifecycle/`, lifecycle, async (request, project, input) => peopleAnswer(request, await actors.lifecycle.actors(project, input)));
 
   const retention = {
     description: 'The actors of one retention row, with the intervals each returned in',

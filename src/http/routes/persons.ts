@@ -8,13 +8,7 @@ import type { Scope } from '../../keys/scopes.js';
 import { readDeletionStatusQuery } from '../../persons/deletion-status.js';
 import { parsePersonKey } from '../../persons/person-id.js';
 import { readPersonListFilter } from '../../persons/person-list-filter.js';
-import {
-  readDeleteEvents,
-  readPropertiesPatch,
-  readPropertyUpdate,
-  readSplitRequest,
-  readUnsetKey,
-} from '../../persons/person-write-input.js';
+import { readDeleteEvents, readPropertiesPatch, readPropertyUpdate, readSplitRequest, readUnsetKey } from '../../persons/person-write-input.js';
 import type { Actor } from '../../persons/person-write-service.js';
 import { responseFormat, sendCsv } from '../flat-csv.js';
 import { numberedEnvelope, readNumberedPage } from '../page-number-pagination.js';

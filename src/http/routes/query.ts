@@ -7,7 +7,10 @@ import type { QueryRequest } from '../../query-api/query-api.js';
 import { requireProject } from '../request-context.js';
 
 const Params = Type.Object({ project_id: Type.String() });
-const IdParams = Type.Object({ project_id: Type.String(), id: Type.String({ description: 'A query id (client_query_id), or the kind in POST /query/<Kind>/' }) });
+const IdParams = Type.Object({
+  project_id: Type.String(),
+  id: Type.String({ description: 'A query id (client_query_id), or the kind in POST /query/<Kind>/' }),
+});
 
 const QueryBody = Type.Object(
   {
@@ -18,7 +21,9 @@ const QueryBody = Type.Object(
       }),
     ),
     refresh: Type.Optional(
-      Type.Unknown({ description: 'blocking, force_blocking, async, force_async, lazy_async, force_cache, true or false; every mode computes before answering' }),
+      Type.Unknown({
+        description: 'blocking, force_blocking, async, force_async, lazy_async, force_cache, true or false; every mode computes before answering',
+      }),
     ),
     client_query_id: Type.Optional(Type.Unknown({ description: 'The id the query status is kept under (async modes)' })),
     name: Type.Optional(Type.Unknown()),
@@ -61,7 +66,8 @@ export async function queryRoutes(app: FastifyInstance, context: AppContext): Pr
     '/api/projects/:project_id/query/',
     {
       schema: {
-        description: "Runs a query node (PostHog's query API): HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, ActorsQuery and its sources, or a wrapper running its source",
+        description:
+          "Runs a query node (PostHog's query API): HogQLQuery, EventsQuery, HogQLMetadata, TrendsQuery, FunnelsQuery, FunnelCorrelationQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, ActorsQuery and its sources, or a wrapper running its source",
         params: Params,
         body: QueryBody,
         response: { 200: QueryResponse },

@@ -12,7 +12,9 @@ const Params = Type.Object({ project_id: Type.String() });
 const JSON_TEXT = 'a JSON object, JSON-encoded in a query string';
 
 const FilterFields = {
-  target_entity: Type.Optional(Type.Unknown({ description: `The event or action that puts an actor in a cohort, {id, type, properties}: ${JSON_TEXT}. Default $pageview` })),
+  target_entity: Type.Optional(
+    Type.Unknown({ description: `The event or action that puts an actor in a cohort, {id, type, properties}: ${JSON_TEXT}. Default $pageview` }),
+  ),
   returning_entity: Type.Optional(Type.Unknown({ description: `The event or action that counts as coming back: ${JSON_TEXT}. Default: the target entity` })),
   retention_type: Type.Optional(Type.String({ description: 'retention_recurring (default) or retention_first_time' })),
   period: Type.Optional(Type.String({ description: 'Hour, Day (default), Week or Month' })),

@@ -86,9 +86,7 @@ const ListQuery = Type.Object({
   dashboards: Type.Optional(Type.String({ description: 'JSON list of dashboard ids the insight is on, every one of them' })),
   created_by: Type.Optional(Type.String({ description: 'JSON list of user ids, any of them' })),
   insight: Type.Optional(Type.String({ description: 'TRENDS, FUNNELS, RETENTION, PATHS, STICKINESS, LIFECYCLE, JSON or SQL' })),
-  order: Type.Optional(
-    Type.String({ description: `${INSIGHT_ORDER_COLUMNS.join(', ')}, with "-" for descending; default -last_modified_at` }),
-  ),
+  order: Type.Optional(Type.String({ description: `${INSIGHT_ORDER_COLUMNS.join(', ')}, with "-" for descending; default -last_modified_at` })),
 });
 
 const InsightBody = Type.Object(

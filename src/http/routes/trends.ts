@@ -40,10 +40,9 @@ const TrendQuery = Type.Object(
   { additionalProperties: true },
 );
 const TrendBody = Type.Union([
-  Type.Object(
-    Object.fromEntries(Object.entries(FILTER_FIELDS).map(([key, description]) => [key, Type.Optional(Type.Unknown({ description }))])),
-    { additionalProperties: true },
-  ),
+  Type.Object(Object.fromEntries(Object.entries(FILTER_FIELDS).map(([key, description]) => [key, Type.Optional(Type.Unknown({ description }))])), {
+    additionalProperties: true,
+  }),
   Type.Null(),
 ]);
 

@@ -99,7 +99,9 @@ export const PropertyUpdateBody = optionalBody('{"key": ..., "value": ...}; none
   value: anyJson('Any JSON value, null included'),
 });
 
-export const PropertyUnsetBody = optionalBody('{"$unset": ...}; none when it is in the query string', { $unset: anyJson('The property key to remove (text, not blank)') });
+export const PropertyUnsetBody = optionalBody('{"$unset": ...}; none when it is in the query string', {
+  $unset: anyJson('The property key to remove (text, not blank)'),
+});
 
 export const SplitBody = optionalBody('Optional: without one, the first distinct id stays', {
   main_distinct_id: anyJson('The distinct id that stays on the person (default its first); every other one becomes a person of its own'),
@@ -162,10 +164,9 @@ export const ActivityPage = Type.Object({
   total_count: Type.Integer(),
 });
 
-export const PropertyValues = Type.Array(
-  Type.Object({ name: Type.String({ description: 'Numbers, booleans and JSON as text' }), count: Type.Integer() }),
-  { description: 'The 20 commonest values, most persons first' },
-);
+export const PropertyValues = Type.Array(Type.Object({ name: Type.String({ description: 'Numbers, booleans and JSON as text' }), count: Type.Integer() }), {
+  description: 'The 20 commonest values, most persons first',
+});
 
 const Cohort = Type.Object(
   {

@@ -10,13 +10,7 @@ import { withSearch } from './actor-search.js';
 import { testAccountFilters } from './analysis-inputs.js';
 
 /** The series an actors query counts: the entity with the request's, its own and test-account filters, and the search. */
-export function actorSeries(
-  project: Project,
-  filter: InsightFilter,
-  entity: SeriesEntity,
-  input: RawInput,
-  resolvers: InsightResolvers,
-): SeriesDefinition {
+export function actorSeries(project: Project, filter: InsightFilter, entity: SeriesEntity, input: RawInput, resolvers: InsightResolvers): SeriesDefinition {
   return {
     teamId: project.id,
     timezone: project.timezone,
@@ -40,7 +34,12 @@ export async function queryActors(
   try {
     const { sql, params } = await build();
     const rows = await warehouse.query<{ actor_id: string }>(sql, params);
-    return hydrateActors(hydrator, project, rows.map((row) => row.actor_id), page);
+    return hydrateActors(
+      hydrator,
+      project,
+      rows.map((row) => row.actor_id),
+      page,
+    );
   } catch (error) {
     if (error instanceof UnknownAction) return emptyActorList(page);
     throw error;

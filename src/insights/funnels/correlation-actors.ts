@@ -19,11 +19,7 @@ export function parseCorrelationSelection(input: RawInput): CorrelationActorsSel
   if (type !== 'properties') return { kind: 'event', entity: parsePersonEntity(input.funnel_correlation_person_entity) };
   const properties = parseProperties(input.funnel_correlation_property_values ?? null, 'funnel_correlation_property_values');
   if (properties.values.length === 0) {
-    throw new ValidationError(
-      'funnel_correlation_property_values',
-      'Property Correlation expects atleast one Property to get persons for',
-      'required',
-    );
+    throw new ValidationError('funnel_correlation_property_values', 'Property Correlation expects atleast one Property to get persons for', 'required');
   }
   return { kind: 'properties', properties };
 }

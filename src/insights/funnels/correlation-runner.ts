@@ -85,7 +85,12 @@ export class CorrelationRunner {
         ? query.actorsWithEventSql(await query.entityCondition(selection.entity, 'funnel_correlation_person_entity'), converted)
         : query.actorsSql(converted);
     const rows = await this.warehouse.query<{ actor_id: string }>(newestPersonsFirst(actors, page, query.params), query.params.all);
-    return hydrateActors(hydrator, project, rows.map((row) => row.actor_id), page);
+    return hydrateActors(
+      hydrator,
+      project,
+      rows.map((row) => row.actor_id),
+      page,
+    );
   }
 
   private async contingency(
@@ -93,7 +98,10 @@ export class CorrelationRunner {
     scope: Omit<EventScopeDefinition, 'params'>,
     query: CorrelationQuery,
   ): Promise<Array<{ subject: CorrelationSubject; visited: SuccessFailure }>> {
-    const visited = (row: { success_count: unknown; failure_count: unknown }) => ({ success: numberOf(row.success_count), failure: numberOf(row.failure_count) });
+    const visited = (row: { success_count: unknown; failure_count: unknown }) => ({
+      success: numberOf(row.success_count),
+      failure: numberOf(row.failure_count),
+    });
     if (filter.type === 'properties') {
       const rows = await this.warehouse.query<{ key: string; value: string; success_count: unknown; failure_count: unknown }>(
         query.propertiesSql(filter.propertyNames, filter.excludePropertyNames),

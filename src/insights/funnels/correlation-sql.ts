@@ -96,11 +96,14 @@ GROUP BY event`;
    */
   eventPropertiesSql(stepEventNames: string[], eventNames: string[], excludedProperties: string[]): string {
     const last = this.lastStep;
-    const conditions = [
-      `e.event IN ${this.params.add(eventNames, 'Array(String)')}`,
-      `e.event NOT IN ${this.params.add(stepEventNames, 'Array(String)')}`,
-    ];
-    const hits = this.hitsSql([['e.event', 'hit_event'], ['JSONExtractKeysAndValuesRaw(e.properties)', 'hit_properties']], conditions);
+    const conditions = [`e.event IN ${this.params.add(eventNames, 'Array(String)')}`, `e.event NOT IN ${this.params.add(stepEventNames, 'Array(String)')}`];
+    const hits = this.hitsSql(
+      [
+        ['e.event', 'hit_event'],
+        ['JSONExtractKeysAndValuesRaw(e.properties)', 'hit_properties'],
+      ],
+      conditions,
+    );
     return `SELECT hit_event AS event, prop.1 AS key, prop.2 AS value,
   uniqExactIf(actor, steps = ${last}) AS success_count, uniqExactIf(actor, steps < ${last}) AS failure_count
 FROM (${hits})

@@ -23,7 +23,12 @@ export async function funnelBuckets(filter: FunnelFilter, scope: Omit<EventScope
   }
   const events = await EventScope.create(scope);
   const { source, params } = events;
-  const json = breakdown.type === 'group' ? source.groupProperties(breakdown.groupTypeIndex) : breakdown.type === 'person' ? source.personProperties : source.eventProperties;
+  const json =
+    breakdown.type === 'group'
+      ? source.groupProperties(breakdown.groupTypeIndex)
+      : breakdown.type === 'person'
+        ? source.personProperties
+        : source.eventProperties;
   const value = `[${breakdown.properties.map((property) => rawPropertyValue(json, property, params)).join(', ')}]`;
   const attribution = filter.attribution;
   const anyStep = filter.orderType === 'unordered' || attribution.kind === 'first_touch' || attribution.kind === 'last_touch';

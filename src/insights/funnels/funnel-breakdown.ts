@@ -89,7 +89,10 @@ export function parseFunnelBreakdown(input: RawInput): FunnelBreakdown | null {
   const multi = fromBreakdowns(input.breakdowns);
   const raw = multi ? multi.properties : decoded(input.breakdown);
   if (raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0)) return null;
-  const typeText = input.breakdown_type === undefined || input.breakdown_type === null || input.breakdown_type === '' ? (multi?.type ?? 'event') : textOf(input.breakdown_type);
+  const typeText =
+    input.breakdown_type === undefined || input.breakdown_type === null || input.breakdown_type === ''
+      ? (multi?.type ?? 'event')
+      : textOf(input.breakdown_type);
   switch (typeText) {
     case 'cohort':
       return { type: 'cohort', cohorts: cohortIds(raw) };

@@ -327,4 +327,3 @@ export function selectionCondition(selection: FunnelStepSelection, bind: (value:
       return `funnel.steps BETWEEN ${bind(selection.min, 'UInt64')} AND ${bind(selection.max, 'UInt64')}`;
   }
 }
-

@@ -88,7 +88,11 @@ function initialState(first: string, context: FoldContext): string {
 }
 
 /** The state after an attempt that reached `n` steps (`excluded` when it crossed an exclusion). */
-function withAttempt(context: FoldContext, state: { first: string; second: string }, attempt: { n: string; excluded: string; conversion: string; final: string; stepTimes: string }): string {
+function withAttempt(
+  context: FoldContext,
+  state: { first: string; second: string },
+  attempt: { n: string; excluded: string; conversion: string; final: string; stepTimes: string },
+): string {
   const counts = `(NOT ${attempt.excluded})`;
   const periods = context.trends
     ? `if(${counts}, if(notEmpty(acc.6) AND acc.6[-1].1 = x.5, arrayPushBack(arrayPopBack(acc.6), (x.5, greatest(acc.6[-1].2, ${attempt.n}))), arrayPushBack(acc.6, (x.5, ${attempt.n}))), acc.6)`
@@ -160,7 +164,12 @@ function unorderedFold(context: FoldContext): string {
 }
 
 function propertyValues(breakdown: Exclude<FunnelBreakdown, { type: 'cohort' }>, scope: EventScope): string {
-  const json = breakdown.type === 'group' ? scope.source.groupProperties(breakdown.groupTypeIndex) : breakdown.type === 'person' ? scope.source.personProperties : scope.source.eventProperties;
+  const json =
+    breakdown.type === 'group'
+      ? scope.source.groupProperties(breakdown.groupTypeIndex)
+      : breakdown.type === 'person'
+        ? scope.source.personProperties
+        : scope.source.eventProperties;
   return `[${breakdown.properties.map((property) => rawPropertyValue(json, property, scope.params)).join(', ')}]`;
 }
 
@@ -241,8 +250,14 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
     steps: filter.steps.length,
     exclusions: filter.exclusions.length,
     window: params.add(filter.windowSeconds * 1_000_000, 'Int64'),
-    exclusionFrom: params.add(filter.exclusions.map((exclusion) => exclusion.fromStep), 'Array(UInt64)'),
-    exclusionTo: params.add(filter.exclusions.map((exclusion) => exclusion.toStep), 'Array(UInt64)'),
+    exclusionFrom: params.add(
+      filter.exclusions.map((exclusion) => exclusion.fromStep),
+      'Array(UInt64)',
+    ),
+    exclusionTo: params.add(
+      filter.exclusions.map((exclusion) => exclusion.toStep),
+      'Array(UInt64)',
+    ),
     trends: Boolean(options.periods),
   };
   const rankedValues = Boolean(options.rankedValues) && rankedBreakdownLimit(filter) !== null;

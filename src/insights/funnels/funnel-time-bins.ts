@@ -41,7 +41,8 @@ export function histogramPlan(stats: ConversionSampleStats, requestedBins: numbe
  */
 export function histogramSql(samples: string, requestedBins: number | null, bind: (value: unknown, type: string) => string): string {
   const maxBins = bind(MAX_AUTO_BINS, 'UInt64');
-  const binCount = requestedBins === null ? `arrayFirstIndex(b -> b = ${maxBins} OR b * b * b >= samples, range(1, ${maxBins} + 1))` : bind(requestedBins, 'UInt64');
+  const binCount =
+    requestedBins === null ? `arrayFirstIndex(b -> b = ${maxBins} OR b * b * b >= samples, range(1, ${maxBins} + 1))` : bind(requestedBins, 'UInt64');
   return `SELECT samples, shortest, longest, average, arrayMap(k -> countEqual(bins, k), range(bin_count + 1)) AS actors
 FROM (
   SELECT count() AS samples, min(sample) AS shortest, max(sample) AS longest, avg(sample) AS average,

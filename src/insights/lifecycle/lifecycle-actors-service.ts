@@ -38,7 +38,14 @@ export class LifecycleActorsService {
   }
 
   /** The persons of one status in the period holding `point.at`; `extra` filters them further (a search). */
-  async pointActors(project: Project, filter: LifecycleFilter, point: LifecyclePoint, page: ActorPage, extra: PropertyGroup, now?: DateTime): Promise<ActorList> {
+  async pointActors(
+    project: Project,
+    filter: LifecycleFilter,
+    point: LifecyclePoint,
+    page: ActorPage,
+    extra: PropertyGroup,
+    now?: DateTime,
+  ): Promise<ActorList> {
     const ids = await this.runner.actorIds({ project, filter, extraProperties: extra, now }, point, page);
     return hydrateActors(this.hydrator, project, ids, page);
   }

@@ -27,6 +27,11 @@ export class PathActorsService {
     const sessions = await this.runner.sessions({ project, filter, extraProperties: extra });
     const { sql, params } = pathActorsSql(sessions, filter, page);
     const rows = await this.warehouse.query<{ actor_id: string }>(sql, params);
-    return hydrateActors(this.hydrator, project, rows.map((row) => row.actor_id), page);
+    return hydrateActors(
+      this.hydrator,
+      project,
+      rows.map((row) => row.actor_id),
+      page,
+    );
   }
 }

@@ -61,7 +61,11 @@ function pageOf(rows: ActorRow[], page: ActorPage, missing: number): SourcePage 
 /** A legacy-named error of a service restated at its place in the query (the actors node's own fields, else the insight's). */
 function errorInSource(error: unknown, source: Exclude<ActorsSource, { kind: 'persons' }>): unknown {
   const { path, insightPath } = source;
-  const own: Record<string, string> = { breakdown_value: 'breakdown', funnel_step_breakdown: 'funnelStepBreakdown', funnel_correlation_person_entity: 'funnelCorrelationPersonEntity' };
+  const own: Record<string, string> = {
+    breakdown_value: 'breakdown',
+    funnel_step_breakdown: 'funnelStepBreakdown',
+    funnel_correlation_person_entity: 'funnelCorrelationPersonEntity',
+  };
   const restated = errorAtNodePath(error, path, own);
   if (restated !== error && (restated as { attr?: string }).attr !== path) return restated;
   switch (source.kind) {
@@ -91,7 +95,12 @@ async function sourcePage(services: ActorsQueryServices, project: Project, plan:
   try {
     switch (source.kind) {
       case 'trends': {
-        const list = await actors.trends.dataPointActors(project, { filter: source.filter, entity: source.entity, breakdownValue: source.breakdownValue, extraProperties: extra }, page, now);
+        const list = await actors.trends.dataPointActors(
+          project,
+          { filter: source.filter, entity: source.entity, breakdownValue: source.breakdownValue, extraProperties: extra },
+          page,
+          now,
+        );
         return fromList(list, (person) => ({
           event_count: (person as ApiPerson & { value_at_data_point?: number | null }).value_at_data_point ?? null,
           event_distinct_ids: list.eventDistinctIds.get(person.uuid) ?? [],

@@ -1,6 +1,15 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
-import { filterDates, parseDate, previousPeriod, resolveDateRange, truncate, type DateRangeInput, type Interval, type ProjectClock } from '../../query/date-range.js';
+import {
+  filterDates,
+  parseDate,
+  previousPeriod,
+  resolveDateRange,
+  truncate,
+  type DateRangeInput,
+  type Interval,
+  type ProjectClock,
+} from '../../query/date-range.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { CUMULATIVE_DISPLAY, isTimeSeries, parseEntityParam, type InsightFilter, type SeriesEntity } from '../filter-model.js';
 import type { CorrelationActorsSelection } from '../funnels/correlation-runner.js';
@@ -133,7 +142,7 @@ function trendPointDates(filter: InsightFilter, compareTo: string | null, node: 
   const at = `${path}.day`;
   const day = node.day;
   if (isAbsent(day)) throw new ValidationError(at, 'A trends actors query needs the day of the data point.', 'required');
-  if (typeof day !== 'string') invalid(at, 'Must be the start of a bucket, as the insight\'s days give it.');
+  if (typeof day !== 'string') invalid(at, "Must be the start of a bucket, as the insight's days give it.");
   const parsed = parseDate(day, clock.timezone, clock.now);
   if (!parsed) invalid(at, `Unable to parse day "${day}".`);
   const { interval } = filter.dates;
@@ -145,7 +154,11 @@ function trendPointDates(filter: InsightFilter, compareTo: string | null, node: 
     const index = range.buckets.findIndex((start) => start.toMillis() === bucket.toMillis());
     refuseUnless(index >= 0, at, `"${day}" is not a day of the insight's range.`);
     const current = range;
-    dates = restated(() => (compareTo === null ? previousPeriod(filter.dates, clock) : compareToPeriod(filter.dates, compareTo, current)), legacyDates, insightPath);
+    dates = restated(
+      () => (compareTo === null ? previousPeriod(filter.dates, clock) : compareToPeriod(filter.dates, compareTo, current)),
+      legacyDates,
+      insightPath,
+    );
     range = restated(() => resolveDateRange(dates, clock), legacyDates, insightPath);
     const compared = range.buckets[index];
     if (!compared) invalid(at, `"${day}" has no counterpart in the compared period.`);
@@ -183,7 +196,7 @@ function lifecycleSource(node: JsonObject, path: string, clock: ProjectClock): A
   const { filter } = lifecycleQueryToFilter(node.source, insightPath);
   refuseCompare(node, path);
   const day = required(node, 'day', path);
-  if (typeof day !== 'string') invalid(`${path}.day`, 'Must be the start of a period, as the insight\'s days give it.');
+  if (typeof day !== 'string') invalid(`${path}.day`, "Must be the start of a period, as the insight's days give it.");
   const parsed = parseDate(day, clock.timezone, clock.now);
   if (!parsed) invalid(`${path}.day`, `Unable to parse day "${day}".`);
   required(node, 'status', path);
@@ -214,11 +227,16 @@ function retentionSource(node: JsonObject, path: string, clock: ProjectClock): A
   refuseCompare(node, path);
   const interval = optionalInteger(node.interval, `${path}.interval`, 0);
   let breakdown: unknown = node.breakdown;
-  if (filter.breakdowns.length > 0 && isAbsent(breakdown)) throw new ValidationError(`${path}.breakdown`, 'A retention with a breakdown needs the breakdown value of the row.', 'required');
+  if (filter.breakdowns.length > 0 && isAbsent(breakdown))
+    throw new ValidationError(`${path}.breakdown`, 'A retention with a breakdown needs the breakdown value of the row.', 'required');
   if (filter.breakdowns.length === 0) breakdown = undefined;
   else if (!Array.isArray(breakdown)) breakdown = [breakdown];
   const selection = restated(
-    () => parseRetentionSelection(breakdown === undefined ? { selected_interval: interval ?? 0 } : { breakdown_values: breakdown, selected_interval: interval ?? undefined }, filter),
+    () =>
+      parseRetentionSelection(
+        breakdown === undefined ? { selected_interval: interval ?? 0 } : { breakdown_values: breakdown, selected_interval: interval ?? undefined },
+        filter,
+      ),
     { breakdown_values: `${path}.breakdown`, selected_interval: `${path}.interval` },
     path,
   );
@@ -258,7 +276,12 @@ function funnelsSource(node: JsonObject, path: string, clock: ProjectClock): Act
   if (entrance === null) throw new ValidationError(`${path}.funnelTrendsEntrancePeriodStart`, 'Funnel trends actors need the entrance period.', 'required');
   const dropOff = optionalBoolean(node.funnelTrendsDropOff, `${path}.funnelTrendsDropOff`);
   const trends = restated(
-    () => parseFunnelTrendsSelection({ entrance_period_start: entrance, drop_off: String(dropOff), funnel_from_step: filter.fromStep, funnel_to_step: filter.toStep }, filter, clock),
+    () =>
+      parseFunnelTrendsSelection(
+        { entrance_period_start: entrance, drop_off: String(dropOff), funnel_from_step: filter.fromStep, funnel_to_step: filter.toStep },
+        filter,
+        clock,
+      ),
     {
       entrance_period_start: `${path}.funnelTrendsEntrancePeriodStart`,
       funnel_from_step: `${insightPath}.funnelsFilter.funnelFromStep`,
@@ -266,7 +289,15 @@ function funnelsSource(node: JsonObject, path: string, clock: ProjectClock): Act
     },
     path,
   );
-  return { kind: 'funnels', path, insightPath, filter, selection: { kind: 'between', min: trends.minSteps, max: trends.maxSteps }, breakdownValue, period: trends.period };
+  return {
+    kind: 'funnels',
+    path,
+    insightPath,
+    filter,
+    selection: { kind: 'between', min: trends.minSteps, max: trends.maxSteps },
+    breakdownValue,
+    period: trends.period,
+  };
 }
 
 /** `funnelCorrelationPersonEntity`: the EventsNode or ActionsNode (with its properties) of an events correlation row. */

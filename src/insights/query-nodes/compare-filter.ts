@@ -19,4 +19,3 @@ export function compareFields(node: JsonObject, path: string): { compare: boolea
   }
   return { compare, compareTo: compare ? compareTo : null };
 }
-

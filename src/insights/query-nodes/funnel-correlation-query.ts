@@ -57,7 +57,11 @@ export function funnelCorrelationQueryToFilter(node: unknown, path: string): Cor
     throw new ValidationError(`${path}.funnelCorrelationNames`, 'Property Correlation expects atleast one Property to run correlation on', 'required');
   }
   if (type === 'event_with_properties' && filter.eventNames.length === 0) {
-    throw new ValidationError(`${path}.funnelCorrelationEventNames`, 'Event Property Correlation expects atleast one event name to run correlation on', 'required');
+    throw new ValidationError(
+      `${path}.funnelCorrelationEventNames`,
+      'Event Property Correlation expects atleast one event name to run correlation on',
+      'required',
+    );
   }
   return filter;
 }

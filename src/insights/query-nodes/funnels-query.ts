@@ -85,7 +85,11 @@ function checkFunnelSeries(node: JsonObject, path: string): void {
     const math = optionalString(item.math, `${at}.math`);
     if (math === 'hogql') invalid(`${at}.math`, 'Tally cannot compute HogQL maths yet.');
     refuseUnless(math === null || !FIRST_TIME_MATHS.has(math), `${at}.math`, `Tally cannot match only each actor's first event ("${math}") yet.`);
-    refuseUnless(!optionalBoolean(item.optionalInFunnel, `${at}.optionalInFunnel`), `${at}.optionalInFunnel`, 'Tally cannot compute optional funnel steps yet.');
+    refuseUnless(
+      !optionalBoolean(item.optionalInFunnel, `${at}.optionalInFunnel`),
+      `${at}.optionalInFunnel`,
+      'Tally cannot compute optional funnel steps yet.',
+    );
   });
 }
 
@@ -100,7 +104,11 @@ function stepRange(filter: JsonObject, steps: number, at: string): RawInput {
   const to = optionalInteger(filter.funnelToStep, `${at}.funnelToStep`, 0);
   refuseUnless(from === null || from <= last - 1, `${at}.funnelFromStep`, `funnelFromStep is out of bounds. It must be between 0 and ${last - 1}.`);
   refuseUnless(to === null || (to >= 1 && to <= last), `${at}.funnelToStep`, `funnelToStep is out of bounds. It must be between 1 and ${last}.`);
-  refuseUnless(from === null || to === null || from < to, `${at}.funnelToStep`, 'Funnel step range is invalid. funnelToStep should be greater than funnelFromStep.');
+  refuseUnless(
+    from === null || to === null || from < to,
+    `${at}.funnelToStep`,
+    'Funnel step range is invalid. funnelToStep should be greater than funnelFromStep.',
+  );
   return { funnel_from_step: from ?? undefined, funnel_to_step: to ?? undefined };
 }
 
@@ -138,7 +146,11 @@ function multiBreakdown(list: unknown[], at: string): { breakdown: string[]; typ
     if (property === null || property === '') throw new ValidationError(`${itemAt}.property`, 'This field is required.', 'required');
     const itemType = optionalChoice(item.type, `${itemAt}.type`, ['event', 'person', 'group'] as const) ?? 'event';
     refuseUnless(type === null || itemType === type, `${itemAt}.type`, 'A funnel breaks down by properties of one type.');
-    refuseUnless(!optionalBoolean(item.normalize_url, `${itemAt}.normalize_url`), `${itemAt}.normalize_url`, 'Tally cannot normalize URLs in funnel breakdowns yet.');
+    refuseUnless(
+      !optionalBoolean(item.normalize_url, `${itemAt}.normalize_url`),
+      `${itemAt}.normalize_url`,
+      'Tally cannot normalize URLs in funnel breakdowns yet.',
+    );
     type = itemType;
     groupTypeIndex = optionalInteger(item.group_type_index, `${itemAt}.group_type_index`, 0, 4) ?? groupTypeIndex;
     properties.push(property);

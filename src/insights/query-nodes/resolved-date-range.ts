@@ -22,12 +22,7 @@ async function earliestEvent(warehouse: Warehouse, projectId: number): Promise<D
  * PostHog's `resolved_date_range` of an insight result: the start of its first interval and the
  * end of its range, in the project's timezone, as the runner resolved them at `now`.
  */
-export async function resolvedDateRange(
-  warehouse: Warehouse,
-  project: Project,
-  dates: DateRangeInput,
-  now: DateTime,
-): Promise<ResolvedDateRange> {
+export async function resolvedDateRange(warehouse: Warehouse, project: Project, dates: DateRangeInput, now: DateTime): Promise<ResolvedDateRange> {
   const clock = projectClock(project, now);
   const earliest = needsEarliestEvent(dates) ? await earliestEvent(warehouse, project.id) : null;
   const range = resolveDateRange(dates, clock, earliest);

@@ -17,7 +17,10 @@ export interface RetentionQueryRow {
 /** Rows past the `limit` largest, summed into one, as PostHog's retention sums the values it leaves out. */
 function limitRows(rows: RetentionRow[], limit: number | null): RetentionRow[] {
   if (limit === null || rows.length <= limit) return rows;
-  const other = rows.slice(limit).reduce((sum, row) => sum.map((count, index) => count + (row.counts[index] ?? 0)), rows[0]!.counts.map(() => 0));
+  const other = rows.slice(limit).reduce(
+    (sum, row) => sum.map((count, index) => count + (row.counts[index] ?? 0)),
+    rows[0]!.counts.map(() => 0),
+  );
   return [...rows.slice(0, limit), { breakdownValues: [BREAKDOWN_OTHER], cohort: null, date: null, counts: other }];
 }
 
@@ -28,11 +31,7 @@ function limitRows(rows: RetentionRow[], limit: number | null): RetentionRow[] {
  * are never counted either way). A breakdown answers the legacy breakdown rows (one per value,
  * every interval), labelled by their value and dated at the first cohort's start.
  */
-export async function runRetentionQuery(
-  runner: RetentionRunner,
-  project: Project,
-  plan: RetentionQueryPlan,
-): Promise<InsightQueryAnswer<RetentionQueryRow[]>> {
+export async function runRetentionQuery(runner: RetentionRunner, project: Project, plan: RetentionQueryPlan): Promise<InsightQueryAnswer<RetentionQueryRow[]>> {
   const { filter } = plan;
   let rows: RetentionRow[];
   try {

@@ -98,7 +98,11 @@ function retentionFields(node: JsonObject, path: string): RawInput {
   const window = optionalChoice(retention.timeWindowMode, `${at}.timeWindowMode`, ['strict_calendar_dates', '24_hour_windows'] as const);
   refuseUnless(window !== '24_hour_windows', `${at}.timeWindowMode`, 'Tally counts retention in calendar periods only.');
   const brackets = retention.retentionCustomBrackets;
-  refuseUnless(isAbsent(brackets) || (Array.isArray(brackets) && brackets.length === 0), `${at}.retentionCustomBrackets`, 'Tally cannot group retention periods into brackets yet.');
+  refuseUnless(
+    isAbsent(brackets) || (Array.isArray(brackets) && brackets.length === 0),
+    `${at}.retentionCustomBrackets`,
+    'Tally cannot group retention periods into brackets yet.',
+  );
   const aggregation = optionalString(retention.aggregationType, `${at}.aggregationType`);
   refuseUnless(aggregation === null || aggregation === 'count', `${at}.aggregationType`, 'Tally counts actors in a retention table.');
   return {
@@ -111,7 +115,11 @@ function retentionFields(node: JsonObject, path: string): RawInput {
 function breakdownFields(node: JsonObject, path: string): { raw: RawInput; limit: number | null } {
   const at = `${path}.breakdownFilter`;
   const filter = optionalObject(node.breakdownFilter, at);
-  refuseUnless(!optionalBoolean(filter.breakdown_normalize_url, `${at}.breakdown_normalize_url`), `${at}.breakdown_normalize_url`, 'Tally cannot normalize URLs in a retention breakdown.');
+  refuseUnless(
+    !optionalBoolean(filter.breakdown_normalize_url, `${at}.breakdown_normalize_url`),
+    `${at}.breakdown_normalize_url`,
+    'Tally cannot normalize URLs in a retention breakdown.',
+  );
   refuseUnless(isAbsent(filter.breakdown_histogram_bin_count), `${at}.breakdown_histogram_bin_count`, 'Tally cannot bin a retention breakdown.');
   const limit = optionalInteger(filter.breakdown_limit, `${at}.breakdown_limit`, 1);
   let property: unknown = filter.breakdown;
@@ -135,7 +143,11 @@ function breakdownFields(node: JsonObject, path: string): { raw: RawInput; limit
   if (isAbsent(property) || property === '') return { raw: {}, limit };
   if (typeof property !== 'string') invalid(`${at}.breakdown`, 'A retention breakdown is a property name.');
   const breakdownType = optionalString(type, typePath) ?? 'event';
-  refuseUnless((BREAKDOWN_TYPES as readonly string[]).includes(breakdownType), typePath, `Tally breaks retention down by ${BREAKDOWN_TYPES.join(', ')} properties, not "${breakdownType}".`);
+  refuseUnless(
+    (BREAKDOWN_TYPES as readonly string[]).includes(breakdownType),
+    typePath,
+    `Tally breaks retention down by ${BREAKDOWN_TYPES.join(', ')} properties, not "${breakdownType}".`,
+  );
   const group = optionalInteger(groupIndex, `${at}.breakdown_group_type_index`, 0, 4);
   return { raw: { breakdowns: [{ property, type: breakdownType, ...(group === null ? {} : { group_type_index: group }) }] }, limit };
 }

@@ -9,12 +9,7 @@ import { errorInQuery, type TrendsQueryPlan } from './trends-query.js';
  * `/insights/trend/`: the plain series, or each formula in turn (a formula node's `custom_name`
  * labels its series), beside the period `compareFilter` names. Errors name the node's fields.
  */
-export async function runTrendsQuery(
-  trends: TrendService,
-  project: Project,
-  plan: TrendsQueryPlan,
-  runOptions: TrendOptions = {},
-): Promise<SeriesItem[]> {
+export async function runTrendsQuery(trends: TrendService, project: Project, plan: TrendsQueryPlan, runOptions: TrendOptions = {}): Promise<SeriesItem[]> {
   const options: TrendOptions = { ...runOptions, compareTo: plan.compareTo };
   if (plan.formulas.length === 0) {
     try {

@@ -95,8 +95,7 @@ export async function retentionActorRows(query: RetentionActorQuery): Promise<Re
   const start = params.add(toWarehouseTime(filter.start), "DateTime64(6, 'UTC')");
   const index = periodIndex(filter, start, 'e.timestamp', query.weekStartDay);
   const { actor, condition } = actorOf(filter, scope);
-  const key =
-    filter.breakdowns.length > 0 ? `[${filter.breakdowns.map((breakdown) => breakdownValue(breakdown, scope)).join(', ')}]` : null;
+  const key = filter.breakdowns.length > 0 ? `[${filter.breakdowns.map((breakdown) => breakdownValue(breakdown, scope)).join(', ')}]` : null;
   const cohorts = cohortsOf(filter, start, key !== null);
   const conditions = [`((${target}) OR (${returning}))`, ...(condition ? [condition] : [])];
   if (filter.firstTime) conditions.push(`(e.timestamp >= ${start} OR (${target}))`);

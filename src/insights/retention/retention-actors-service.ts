@@ -44,7 +44,13 @@ export class RetentionActorsService {
   }
 
   /** The actors of one retention row (or one interval of it) with their appearances; `extra` filters them further (a search). */
-  async rowActors(project: Project, filter: RetentionFilter, selection: RetentionSelection, page: ActorPage, extra: PropertyGroup): Promise<RetentionActorList> {
+  async rowActors(
+    project: Project,
+    filter: RetentionFilter,
+    selection: RetentionSelection,
+    page: ActorPage,
+    extra: PropertyGroup,
+  ): Promise<RetentionActorList> {
     const rows = await this.runner.actorRows({ project, filter, extraProperties: extra });
     const { sql, params } = retentionActorsSql(rows, selection, page, filter.aggregationGroupTypeIndex !== null);
     const { rows: found, hasMore } = pageRows(await this.warehouse.query<{ actor_id: string; appearances: Array<number | string> }>(sql, params), page);

@@ -236,7 +236,8 @@ export function parseRetentionSelection(input: RawInput, filter: RetentionFilter
   const total = filter.totalIntervals;
   // Beside the row's breakdown_values, selected_interval names an interval of the row.
   const values = decodeBreakdownValues(input.breakdown_values);
-  const intervalOf = (length: number) => (values !== null && isPresent(input.selected_interval) ? cohortIndex(input.selected_interval, 'selected_interval', length) : null);
+  const intervalOf = (length: number) =>
+    values !== null && isPresent(input.selected_interval) ? cohortIndex(input.selected_interval, 'selected_interval', length) : null;
   if (filter.breakdowns.length > 0) {
     if (values === null) throw new ValidationError('breakdown_values', 'A retention table with breakdowns needs breakdown_values.', 'required');
     if (values.length !== filter.breakdowns.length || values.some((value) => typeof value === 'object' && value !== null)) {

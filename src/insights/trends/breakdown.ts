@@ -145,12 +145,7 @@ export function histogramBuckets(edges: number[]): HistogramBucket[] {
   return buckets;
 }
 
-async function histogramPlan(
-  breakdown: Breakdown,
-  series: SeriesDefinition,
-  range: QueryDateRange,
-  warehouse: Warehouse,
-): Promise<BreakdownPlan> {
+async function histogramPlan(breakdown: Breakdown, series: SeriesDefinition, range: QueryDateRange, warehouse: Warehouse): Promise<BreakdownPlan> {
   const bins = breakdown.histogramBinCount!;
   const scope = await SeriesScope.create(series, range.from, range.to);
   const numeric = `toFloat64OrNull(toString(${rawBreakdownExpression(breakdown, scope)}))`;
@@ -187,9 +182,7 @@ function cohortPlan(breakdown: Breakdown, series: SeriesDefinition): BreakdownPl
     async expression(scope) {
       const members: string[] = [];
       for (const id of ids) {
-        members.push(
-          id === ALL_USERS ? '1' : `(${await series.resolvers.cohorts.membershipCondition(id, scope.source.personId, scope.params)})`,
-        );
+        members.push(id === ALL_USERS ? '1' : `(${await series.resolvers.cohorts.membershipCondition(id, scope.source.personId, scope.params)})`);
       }
       // A person may be in several cohorts: one row per cohort it belongs to.
       return `arrayJoin(arrayFilter((id, member) -> member, ${scope.params.add(ids, 'Array(Int64)')}, [${members.join(', ')}]))`;

@@ -9,30 +9,28 @@ import type { EntityResult } from './trend-service.js';
  * breakdown, values are matched across series (a value missing from a series counts 0). Items
  * carry only data, count, labels, days and label (plus breakdown_value / aggregated_value).
  */
-export function formulaItems(
-  formula: Formula,
-  filter: InsightFilter,
-  results: EntityResult[],
-  cohortNames: Map<number, string>,
-): SeriesItem[] {
+export function formulaItems(formula: Formula, filter: InsightFilter, results: EntityResult[], cohortNames: Map<number, string>): SeriesItem[] {
   const timeSeries = isTimeSeries(filter);
   const template = results.flatMap((result) => result.items)[0];
   if (!template) return [];
   const keys = filter.breakdown ? breakdownKeys(results) : [null];
   return keys.map((key) => {
-    const matching = results.map((result) =>
-      key === null ? result.items[0] : result.items.find((item) => breakdownKey(item) === key),
-    );
+    const matching = results.map((result) => (key === null ? result.items[0] : result.items.find((item) => breakdownKey(item) === key)));
     const label = key === null ? `Formula (${formula.text})` : breakdownLabel(filter, key, cohortNames);
     if (!timeSeries) {
-      const value = evaluateFormula(formula, matching.map((item) => numeric(item?.aggregated_value)));
+      const value = evaluateFormula(
+        formula,
+        matching.map((item) => numeric(item?.aggregated_value)),
+      );
       return withBreakdown(
         { data: [], count: 0, labels: [], days: [], label, aggregated_value: Number.isFinite(value) ? value : null },
         key === null ? null : label,
       );
     }
-    const combined = evaluateFormulaSeries(formula, matching.map((item) => item?.data ?? []))
-      .map((value) => (Number.isFinite(value) ? value : 0));
+    const combined = evaluateFormulaSeries(
+      formula,
+      matching.map((item) => item?.data ?? []),
+    ).map((value) => (Number.isFinite(value) ? value : 0));
     const data = filter.display === CUMULATIVE_DISPLAY ? runningTotal(combined) : combined;
     return withBreakdown(
       { data, count: data.reduce((sum, value) => sum + value, 0), labels: template.labels, days: template.days, label },

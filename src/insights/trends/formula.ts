@@ -135,9 +135,7 @@ class FormulaParser {
     if (token.kind === 'letter') {
       const index = this.letters.indexOf(token.value);
       if (index < 0) {
-        reject(
-          `Formula "${this.text}" references series ${token.value}, but only ${this.letters.length} series are defined (${this.letters.join(', ')}).`,
-        );
+        reject(`Formula "${this.text}" references series ${token.value}, but only ${this.letters.length} series are defined (${this.letters.join(', ')}).`);
       }
       return { kind: 'series', index };
     }
@@ -197,5 +195,10 @@ export function evaluateFormula(formula: Formula, values: number[]): number {
 /** Element-wise over series of possibly different lengths (shorter ones padded with 0). */
 export function evaluateFormulaSeries(formula: Formula, series: number[][]): number[] {
   const length = Math.max(0, ...series.map((data) => data.length));
-  return Array.from({ length }, (_, i) => evaluateFormula(formula, series.map((data) => data[i] ?? 0)));
+  return Array.from({ length }, (_, i) =>
+    evaluateFormula(
+      formula,
+      series.map((data) => data[i] ?? 0),
+    ),
+  );
 }

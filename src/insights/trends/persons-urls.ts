@@ -19,9 +19,7 @@ export class PersonsUrls {
 
   /** The URL of `{...filter, ...extra}`: extra's keys replace the filter's in place, new ones follow. */
   url(extra: JsonObject): string {
-    const pairs: Array<string | null> = this.filterPairs.map(([key, encoded]) =>
-      Object.hasOwn(extra, key) ? encodePair(key, extra[key]) : encoded,
-    );
+    const pairs: Array<string | null> = this.filterPairs.map(([key, encoded]) => (Object.hasOwn(extra, key) ? encodePair(key, extra[key]) : encoded));
     for (const [key, value] of Object.entries(extra)) if (!Object.hasOwn(this.filterJson, key)) pairs.push(encodePair(key, value));
     const query = pairs.filter((pair): pair is string => pair !== null).join('&');
     return `api/projects/${this.projectId}/persons/trends/?${query}&cache_invalidation_key=${this.cacheKey}`;

@@ -63,11 +63,7 @@ export function simpleAggregate(math: SeriesMath, source: EventSource, params: S
     case 'unique_session':
       return aggregateCall('uniqExact', ['e.`$session_id`'], condition);
     case 'property':
-      return aggregateCall(
-        aggregateFunction(math.fn),
-        [`toFloat64OrNull(${rawPropertyValue(source.eventProperties, math.property, params)})`],
-        condition,
-      );
+      return aggregateCall(aggregateFunction(math.fn), [`toFloat64OrNull(${rawPropertyValue(source.eventProperties, math.property, params)})`], condition);
     default:
       return aggregateCall('count', [], condition);
   }
@@ -89,9 +85,7 @@ export function aggregatesInTwoLevels(math: SeriesMath): math is TwoLevelMath {
   return math.kind === 'count_per_actor' || isSessionDurationMath(math);
 }
 
-type TwoLevelMath =
-  | Extract<SeriesMath, { kind: 'count_per_actor' }>
-  | (Extract<SeriesMath, { kind: 'property' }> & { property: '$session_duration' });
+type TwoLevelMath = Extract<SeriesMath, { kind: 'count_per_actor' }> | (Extract<SeriesMath, { kind: 'property' }> & { property: '$session_duration' });
 
 /** True when a property math is over whole-session durations (one value per session). */
 export function isSessionDurationMath(math: SeriesMath): boolean {

@@ -2,13 +2,7 @@ import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { activeUsersAggregateStart, activeUsersWindow, formatDay, toWarehouseTime, type QueryDateRange } from '../../query/date-range.js';
 import type { BreakdownPlan } from './breakdown.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
-import {
-  actorExpression,
-  aggregateFunction,
-  aggregatesInTwoLevels,
-  bucketExpression,
-  simpleAggregate,
-} from './series-math.js';
+import { actorExpression, aggregateFunction, aggregatesInTwoLevels, bucketExpression, simpleAggregate } from './series-math.js';
 
 /** One aggregated row: a bucket key (time series) and/or a breakdown value, and the value. */
 export interface SeriesRow {
@@ -127,9 +121,18 @@ async function activeSeriesSql(query: SeriesQuery, windowDays: number) {
   const { series, range, breakdown } = query;
   const windows = range.buckets.map((bucket) => activeUsersWindow(bucket, windowDays));
   const scope = await SeriesScope.create(series, windows[0]?.after ?? range.roundedFrom, range.to);
-  const afters = scope.params.add(windows.map((window) => toWarehouseTime(window.after)), "Array(DateTime64(6, 'UTC'))");
-  const upTos = scope.params.add(windows.map((window) => toWarehouseTime(window.upTo)), "Array(DateTime64(6, 'UTC'))");
-  const bucketKeys = scope.params.add(range.buckets.map((bucket) => formatDay(bucket, range.interval)), 'Array(String)');
+  const afters = scope.params.add(
+    windows.map((window) => toWarehouseTime(window.after)),
+    "Array(DateTime64(6, 'UTC'))",
+  );
+  const upTos = scope.params.add(
+    windows.map((window) => toWarehouseTime(window.upTo)),
+    "Array(DateTime64(6, 'UTC'))",
+  );
+  const bucketKeys = scope.params.add(
+    range.buckets.map((bucket) => formatDay(bucket, range.interval)),
+    'Array(String)',
+  );
   const slotStart = range.interval === 'hour' ? 'toStartOfHour' : 'toStartOfDay';
   // The slot of an event ending exactly on a bound is the one before it: windows are closed on the right.
   const slot = `${slotStart}(toDateTime(e.timestamp - toIntervalMicrosecond(1), {timezone:String}))`;

@@ -98,12 +98,7 @@ export function sortBreakdownItems(items: SeriesItem[], plan: BreakdownBuckets):
 }
 
 /** Time-series items of one entity: one per breakdown value (or one without breakdown). */
-export function timeSeriesItems(
-  entity: SeriesEntity,
-  rows: SeriesRow[],
-  plan: BreakdownBuckets | null,
-  context: ShapeContext,
-): SeriesItem[] {
+export function timeSeriesItems(entity: SeriesEntity, rows: SeriesRow[], plan: BreakdownBuckets | null, context: ShapeContext): SeriesItem[] {
   const { filter, range } = context;
   const filterJson = filterToJson(filter, context.dates);
   const labels = range.buckets.map((bucket) => formatLabel(bucket, range.interval));
@@ -118,10 +113,7 @@ export function timeSeriesItems(
   }));
 
   const build = (data: number[], breakdownValue: string | number | null): SeriesItem => {
-    const label =
-      breakdownValue === null || !plan
-        ? entity.name
-        : multipleEntitiesLabel(entity, displayLabel(breakdownValue, plan, context), filter);
+    const label = breakdownValue === null || !plan ? entity.name : multipleEntitiesLabel(entity, displayLabel(breakdownValue, plan, context), filter);
     const smoothed = plan ? data : smooth(data, filter.smoothingIntervals);
     const item: SeriesItem = {
       action: entityToJson(entity),
@@ -162,12 +154,7 @@ function multipleEntitiesLabel(entity: SeriesEntity, label: string, filter: Insi
 }
 
 /** Aggregate-display items of one entity: `aggregated_value` instead of data. */
-export function aggregateItems(
-  entity: SeriesEntity,
-  rows: SeriesRow[],
-  plan: BreakdownBuckets | null,
-  context: ShapeContext,
-): SeriesItem[] {
+export function aggregateItems(entity: SeriesEntity, rows: SeriesRow[], plan: BreakdownBuckets | null, context: ShapeContext): SeriesItem[] {
   const { filter } = context;
   const filterJson = filterToJson(filter, context.dates);
   const urls = new PersonsUrls(context.projectId, filterJson, randomBase62(8));
@@ -175,10 +162,7 @@ export function aggregateItems(
     const extra: JsonObject = { entity_id: entity.id, entity_type: entity.type, entity_math: entity.mathName };
     const item: SeriesItem = {
       action: entityToJson(entity),
-      label:
-        breakdownValue === null || !plan
-          ? entity.name
-          : multipleEntitiesLabel(entity, displayLabel(breakdownValue, plan, context), filter),
+      label: breakdownValue === null || !plan ? entity.name : multipleEntitiesLabel(entity, displayLabel(breakdownValue, plan, context), filter),
       count: 0,
       data: [],
       labels: [],
@@ -197,9 +181,7 @@ export function aggregateItems(
   if (!plan) return [build(rows[0]?.value ?? 0, null)];
   // Unlike time series, values without events get no item.
   const byValue = new Map(rows.map((row) => [String(row.breakdown_value), row.value]));
-  const items = plan.values
-    .filter((value) => byValue.has(String(value)))
-    .map((value) => build(byValue.get(String(value)) ?? null, value));
+  const items = plan.values.filter((value) => byValue.has(String(value))).map((value) => build(byValue.get(String(value)) ?? null, value));
   return sortBreakdownItems(items, plan);
 }
 

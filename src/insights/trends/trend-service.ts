@@ -66,8 +66,7 @@ export class TrendService {
     const named: InsightFilter = { ...filter, entities };
     const cohortNames = await this.cohortNames(project, named);
 
-    const runPeriod = (dates: DateRangeInput) =>
-      this.runPeriod(project, named, dates, clock, { cohortNames, accumulate: formula === null });
+    const runPeriod = (dates: DateRangeInput) => this.runPeriod(project, named, dates, clock, { cohortNames, accumulate: formula === null });
     const comparedDates = () => this.comparedPeriod(project, named.dates, clock, options.compareTo ?? null);
     if (formula) {
       const current = await runPeriod(named.dates);

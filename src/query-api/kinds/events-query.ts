@@ -168,14 +168,18 @@ export class EventsQueryKind implements QueryKind {
         }),
       ),
     );
-    const wheres = await Promise.all(whereTexts.map((text, index) => withHogQLErrors(`${path}.where.${index}`, `${path}.where.${index}`, () => parseExpr(text))));
+    const wheres = await Promise.all(
+      whereTexts.map((text, index) => withHogQLErrors(`${path}.where.${index}`, `${path}.where.${index}`, () => parseExpr(text))),
+    );
     const orders = orderTexts
       ? await Promise.all(orderTexts.map((text, index) => withHogQLErrors(`${path}.orderBy.${index}`, `${path}.orderBy.${index}`, () => parseOrderExpr(text))))
       : null;
 
     const params = new SqlParams({ team_id: project.id });
     const conditions = await this.filterConditions(node, context, params);
-    const selectExprs = items.map((item) => (item.kind === 'star' ? tuple(STAR_FIELDS.map((name) => [name])) : item.kind === 'person' ? tuple(PERSON_FIELDS) : item.expr));
+    const selectExprs = items.map((item) =>
+      item.kind === 'star' ? tuple(STAR_FIELDS.map((name) => [name])) : item.kind === 'person' ? tuple(PERSON_FIELDS) : item.expr,
+    );
     const aggregated = selectExprs.some(containsAggregate);
 
     const query: SelectQuery = emptySelect(selectExprs);
@@ -205,7 +209,9 @@ export class EventsQueryKind implements QueryKind {
     if (offset > 0) query.offset = { kind: 'Constant', value: offset };
 
     const cohorts = await cohortConditions(query, this.resolvers.cohorts, params, `${path}.select`);
-    const printed = await withHogQLErrors(`${path}.select`, `${path}.select`, () => printSelect(query, { params, timezone: project.timezone, values: null, cohorts }));
+    const printed = await withHogQLErrors(`${path}.select`, `${path}.select`, () =>
+      printSelect(query, { params, timezone: project.timezone, values: null, cohorts }),
+    );
     const executed = await executeSelect(this.warehouse, printed.sql, params.all, printed.outputAliases, this.limits, `${path}.select`);
     const rows = executed.rows.slice(0, limit).map((row) =>
       row.map((value, index) => {
@@ -260,14 +266,16 @@ export class EventsQueryKind implements QueryKind {
     const columns = new EventsTableColumns();
     const actionId = node.actionId;
     if (actionId !== undefined && actionId !== null) {
-      if (typeof actionId !== 'number' || !Number.isSafeInteger(actionId)) throw new ValidationError(`${path}.actionId`, 'Must be the integer id of an action.');
+      if (typeof actionId !== 'number' || !Number.isSafeInteger(actionId))
+        throw new ValidationError(`${path}.actionId`, 'Must be the integer id of an action.');
       const action = actionId > 2_147_483_647 ? null : await this.resolvers.actions.resolve(actionId, columns, params);
       if (!action) throw new ValidationError(`${path}.actionId`, `Action ${actionId} does not exist.`);
       conditions.push(raw(action.condition, columns.joins));
     }
     const personId = node.personId;
     if (personId !== undefined && personId !== null) {
-      if (typeof personId !== 'string' && typeof personId !== 'number') throw new ValidationError(`${path}.personId`, 'Must be the integer id or the UUID of a person.');
+      if (typeof personId !== 'string' && typeof personId !== 'number')
+        throw new ValidationError(`${path}.personId`, 'Must be the integer id or the UUID of a person.');
       let key: PersonKey;
       try {
         key = parsePersonKey(String(personId));

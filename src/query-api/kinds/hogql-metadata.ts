@@ -46,7 +46,8 @@ function notice(error: unknown): Notice {
 export class HogQLMetadataKind implements QueryKind {
   async run(node: QueryNode, { project, path }: QueryRunContext): Promise<QueryResponse> {
     const language = requiredString(node, 'language', path);
-    if (HOG_LANGUAGES.has(language)) throw new ValidationError(`${path}.language`, `Tally runs no Hog: only "hogQL" and "hogQLExpr" can be checked, not "${language}".`);
+    if (HOG_LANGUAGES.has(language))
+      throw new ValidationError(`${path}.language`, `Tally runs no Hog: only "hogQL" and "hogQLExpr" can be checked, not "${language}".`);
     if (language !== 'hogQL' && language !== 'hogQLExpr') {
       throw new ValidationError(`${path}.language`, `"${language}" is not a language: use "hogQL" or "hogQLExpr".`, 'invalid_choice');
     }
@@ -60,7 +61,17 @@ export class HogQLMetadataKind implements QueryKind {
       } else {
         const expr: Expr = parseExpr(text);
         query = emptySelect([expr]);
-        query.selectFrom = { kind: 'JoinExpr', table: { kind: 'Field', chain: ['events'] }, tableArgs: null, alias: null, joinType: null, constraint: null, nextJoin: null, final: false, sample: null };
+        query.selectFrom = {
+          kind: 'JoinExpr',
+          table: { kind: 'Field', chain: ['events'] },
+          tableArgs: null,
+          alias: null,
+          joinType: null,
+          constraint: null,
+          nextJoin: null,
+          final: false,
+          sample: null,
+        };
       }
       tables = [...tableNames(query, new Set())];
       printSelect(query, { params: new SqlParams({ team_id: project.id }), timezone: project.timezone, values: null });

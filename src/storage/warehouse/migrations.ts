@@ -179,8 +179,6 @@ export async function migrateWarehouse(warehouse: Warehouse, targetVersion = Inf
     if (done.has(migration.version) || migration.version > targetVersion) continue;
     for (const statement of migration.statements ?? []) await warehouse.command(statement);
     await migration.run?.(warehouse);
-    await warehouse.insert('tally_migrations', [
-      { version: migration.version, name: migration.name, applied_at: toClickhouseDateTime(new Date()) },
-    ]);
+    await warehouse.insert('tally_migrations', [{ version: migration.version, name: migration.name, applied_at: toClickhouseDateTime(new Date()) }]);
   }
 }

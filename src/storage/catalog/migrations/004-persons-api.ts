@@ -31,11 +31,7 @@ export const personsApiMigration: CatalogMigration = {
       .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
       .addColumn('last_error', 'text')
       .execute();
-    await db.schema
-      .createIndex('event_deletion_tasks_team')
-      .on('event_deletion_tasks')
-      .columns(['team_id', 'created_at'])
-      .execute();
+    await db.schema.createIndex('event_deletion_tasks_team').on('event_deletion_tasks').columns(['team_id', 'created_at']).execute();
     await db.schema.createIndex('event_deletion_tasks_pending').on('event_deletion_tasks').column('delete_verified_at').execute();
   },
 };
