@@ -1,6 +1,7 @@
 import { formatDay, formatLabel } from '../../query/date-range.js';
 import type { RawInput } from '../filter-model.js';
-import type { FunnelBucket, FunnelResult, FunnelStepCount, FunnelStepsSeries, FunnelTrendsSeries } from './funnel-results.js';
+import type { FunnelResult, FunnelStepsSeries, FunnelTrendsSeries } from './funnel-results.js';
+import { bucketFields, stepNames } from './funnel-step-fields.js';
 
 /**
  * PostHog's legacy funnel result shapes (insights.md §1.6): a list of steps (a list of such
@@ -51,29 +52,11 @@ export function personsUrl(path: string, input: RawInput, extra: Record<string, 
   return `${path}?${pairs.join('&')}`;
 }
 
-/** The bucket as a step shows it (`breakdown`) and as its persons URLs select it (`breakdown_value`). */
-function bucketFields(bucket: FunnelBucket): { breakdown: unknown; breakdown_value: unknown } {
-  switch (bucket.kind) {
-    case 'values':
-      return { breakdown: bucket.values, breakdown_value: bucket.values };
-    case 'group':
-      return { breakdown: bucket.value, breakdown_value: bucket.value };
-    case 'cohort':
-      return { breakdown: bucket.name, breakdown_value: bucket.cohortId };
-  }
-}
-
-function stepName(step: FunnelStepCount, unordered: boolean): { action_id: unknown; name: unknown; custom_name: unknown } {
-  if (unordered) return { action_id: null, name: `Completed ${step.index + 1} step${step.index > 0 ? 's' : ''}`, custom_name: null };
-  const id = step.entity.type === 'actions' ? Number(step.entity.id) : step.entity.id;
-  return { action_id: id, name: step.entity.type === 'actions' ? step.entity.name : id, custom_name: step.entity.customName };
-}
-
 function legacySteps(series: FunnelStepsSeries, unordered: boolean, path: string, input: RawInput): object[] {
   const breakdown = series.bucket ? bucketFields(series.bucket) : null;
   const select = breakdown ? { funnel_step_breakdown: breakdown.breakdown_value } : {};
   return series.steps.map((step) => ({
-    ...stepName(step, unordered),
+    ...stepNames(step, unordered),
     order: step.index,
     people: [],
     count: step.count,

@@ -2,34 +2,16 @@ import type { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import { formatDay, formatLabel } from '../../query/date-range.js';
 import type { FunnelFilter } from '../funnels/funnel-filter.js';
-import type { FunnelBucket, FunnelResult, FunnelStepCount, FunnelStepsSeries, FunnelTrendsResult, FunnelTrendsSeries } from '../funnels/funnel-results.js';
+import type { FunnelResult, FunnelStepsSeries, FunnelTrendsResult, FunnelTrendsSeries } from '../funnels/funnel-results.js';
 import type { FunnelRunner } from '../funnels/funnel-runner.js';
 import { funnelErrorInQuery } from './funnels-query.js';
+import { bucketFields, stepNames } from '../funnels/funnel-step-fields.js';
 
 /**
  * A FunnelsQuery's `results` (PostHog's `funnels/base.py` shapes, which the legacy endpoint shares
  * without its persons URLs): the steps, a list of them per breakdown bucket, the conversion
  * rates of funnel trends, or the time-to-convert histogram.
  */
-
-/** The bucket as a step shows it (`breakdown`: a cohort's name) and as actors queries select it (`breakdown_value`). */
-function bucketFields(bucket: FunnelBucket): { breakdown: unknown; breakdown_value: unknown } {
-  switch (bucket.kind) {
-    case 'values':
-      return { breakdown: bucket.values, breakdown_value: bucket.values };
-    case 'group':
-      return { breakdown: bucket.value, breakdown_value: bucket.value };
-    case 'cohort':
-      return { breakdown: bucket.name, breakdown_value: bucket.cohortId };
-  }
-}
-
-function stepNames(step: FunnelStepCount, unordered: boolean): { action_id: unknown; name: unknown; custom_name: unknown } {
-  if (unordered) return { action_id: null, name: `Completed ${step.index + 1} step${step.index > 0 ? 's' : ''}`, custom_name: null };
-  const { entity } = step;
-  if (entity.type === 'actions') return { action_id: Number(entity.id), name: entity.name, custom_name: entity.customName };
-  return { action_id: entity.id, name: entity.id, custom_name: entity.customName };
-}
 
 function steps(series: FunnelStepsSeries, unordered: boolean): object[] {
   const breakdown = series.bucket ? bucketFields(series.bucket) : {};
