@@ -9,6 +9,7 @@ import { SdkBundles } from './browser-sdk/sdk-bundles.js';
 import { EventWriter } from './capture/event-writer.js';
 import { GroupTypeRegistry } from './capture/group-types.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
+import { OutboxRepository } from './storage/warehouse/outbox-repository.js';
 import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';
 import { IngestionConsumer } from './capture/ingestion-consumer.js';
 import { IngestionWarningRepository } from './capture/ingestion-warning-repository.js';
@@ -127,9 +128,12 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const keys = new KeyService(keyRepository);
   const projects = new ProjectService(projectRepository);
   const organizations = new OrganizationService(accounts, projectRepository, projects);
-  const definitions = new DefinitionRecorder(catalog.db);
+  const eventDefinitionRepository = new EventDefinitionRepository(catalog.db, catalog.dialect);
+  const propertyDefinitionRepository = new PropertyDefinitionRepository(catalog.db, catalog.dialect);
+  const definitions = new DefinitionRecorder(catalog.db, eventDefinitionRepository, propertyDefinitionRepository);
   const groupTypes = new GroupTypeRegistry();
-  const relay = new OutboxRelay(catalog.db, storedWarehouse, () => catalog.syncCommits());
+  const outbox = new OutboxRepository(catalog.db);
+  const relay = new OutboxRelay(outbox, storedWarehouse, () => catalog.syncCommits());
   const personWriteLock = new Mutex();
   const ingestionWarnings = new IngestionWarningRepository(catalog.dialect);
   const ingestion = new IngestionConsumer({
@@ -150,7 +154,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const warehouse = new ConsistentWarehouse(storedWarehouse, { flush: () => ingestion.catchUp() });
   const capture = new CaptureService(captureLog, projectRepository, ingestion);
   const actionRepository = new ActionRepository(catalog.db);
-  const cohortRepository = new CohortRepository(catalog.db);
+  const cohortRepository = new CohortRepository(catalog.db, outbox);
   // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.
   const cohortSql = new CohortSqlCompiler(cohortRepository, actionRepository);
   const trends = new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
@@ -178,8 +182,8 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     projects,
     projectRepository,
     definitions,
-    eventDefinitions: new EventDefinitionService(new EventDefinitionRepository(catalog.db, catalog.dialect), new EventVolumes(warehouse), definitions),
-    propertyDefinitions: new PropertyDefinitionService(new PropertyDefinitionRepository(catalog.db, catalog.dialect)),
+    eventDefinitions: new EventDefinitionService(eventDefinitionRepository, new EventVolumes(warehouse), definitions),
+    propertyDefinitions: new PropertyDefinitionService(propertyDefinitionRepository),
     groupTypes,
     relay,
     ingestion,

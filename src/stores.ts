@@ -57,7 +57,7 @@ export async function openStores(config: Config): Promise<OpenStores> {
     // stays in the log, and the consumer retries it: start-up goes on either way.
     await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
     await context.ingestion.catchUp();
-    await context.relay.pruneApplied(catalog.db);
+    await context.relay.pruneApplied();
     const bootstrap = await bootstrapIfEmpty(context);
     return {
       context,
@@ -71,7 +71,7 @@ export async function openStores(config: Config): Promise<OpenStores> {
           lock?.release();
           return;
         }
-        await context.relay.pruneApplied(catalog.db);
+        await context.relay.pruneApplied();
         await captureLog.close();
         await warehouse.close();
         await catalog.close();

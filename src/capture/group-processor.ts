@@ -1,8 +1,9 @@
+import type { Group } from '../groups/group.js';
+import type { GroupRepository } from '../groups/group-repository.js';
 import { MAX_PERSON_PROPERTIES_LENGTH } from '../persons/person.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { isoToMicros, isoWithMicros } from '../util/iso-time.js';
-import { parseJsonColumn } from '../util/json.js';
 import { mergeProperties } from '../util/merge-properties.js';
 import type { GroupTypeRegistry } from './group-types.js';
 import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
@@ -39,25 +40,18 @@ function fitsGroupColumn(text: string): boolean {
   return text.length <= MAX_GROUP_NAME_LENGTH;
 }
 
-interface GroupState {
-  index: number;
-  groupKey: string;
-  properties: Record<string, unknown>;
-  createdAt: string;
-  version: number;
-}
-
 /**
  * Groups for a batch of events: `$groups` becomes `$group_N` properties and columns, and
  * `$groupidentify` upserts the group with its `$group_set` (ingestion spec A3 "Groups"). Groups
  * are read when first seen and changed in memory; `write` stores them in the caller's transaction.
  */
 export class GroupProcessor {
-  private readonly groups = new Map<string, GroupState>();
-  private readonly changed = new Set<GroupState>();
+  private readonly groups = new Map<string, Group>();
+  private readonly changed = new Set<Group>();
 
   constructor(
-    private readonly db: CatalogDb,
+    /** Reads the catalog; writes go through the repository of the caller's transaction. */
+    private readonly repository: GroupRepository,
     private readonly teamId: number,
     private readonly groupTypes: GroupTypeRegistry,
     /** Takes the warnings about updates refused. */
@@ -74,7 +68,7 @@ export class GroupProcessor {
         if (groupKey === null || groupKey === undefined || !fitsGroupColumn(groupType)) continue;
         const key = keyText(groupKey);
         if (!fitsGroupColumn(key)) continue;
-        const index = this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.db, this.teamId, groupType, true));
+        const index = this.groupTypes.cachedIndexOf(this.teamId, groupType) ?? (await this.groupTypes.indexOf(this.repository, this.teamId, groupType, true));
         if (index === null) continue;
         columns[index] = key;
         const property = `$group_${index}`;
@@ -93,7 +87,7 @@ export class GroupProcessor {
     const groupKey = keyText(rawKey);
     if (!fitsGroupColumn(groupKey)) return;
     const set = typeof groupSet === 'object' && groupSet !== null && !Array.isArray(groupSet) ? (groupSet as Record<string, unknown>) : null;
-    const index = await this.groupTypes.indexOf(this.db, this.teamId, groupType, set !== null);
+    const index = await this.groupTypes.indexOf(this.repository, this.teamId, groupType, set !== null);
     if (index === null) return;
     const group = await this.groupFor(index, groupKey, event);
     const properties = mergeProperties(group.properties, set ?? {});
@@ -113,51 +107,35 @@ export class GroupProcessor {
     this.changed.add(group);
   }
 
-  private async groupFor(index: number, groupKey: string, event: NormalizedEvent): Promise<GroupState> {
+  /** The group as the batch has it: as stored when first seen, or new (version -1 until its first change). */
+  private async groupFor(index: number, groupKey: string, event: NormalizedEvent): Promise<Group> {
     const key = `${index}:${groupKey}`;
     let group = this.groups.get(key);
     if (!group) {
-      const stored = await this.db
-        .selectFrom('groups')
-        .selectAll()
-        .where('team_id', '=', this.teamId)
-        .where('group_type_index', '=', index)
-        .where('group_key', '=', groupKey)
-        .executeTakeFirst();
-      group = {
-        index,
+      group = (await this.repository.find(this.teamId, index, groupKey)) ?? {
+        groupTypeIndex: index,
         groupKey,
-        properties: parseJsonColumn<Record<string, unknown>>(stored?.properties ?? null, {}),
-        createdAt: stored?.created_at ?? isoWithMicros(event.time),
-        version: Number(stored?.version ?? -1),
+        properties: {},
+        createdAt: isoWithMicros(event.time),
+        version: -1,
       };
       this.groups.set(key, group);
     }
     return group;
   }
 
-  /** Stores the groups identified in the batch and returns their replica changes. */
-  async write(db: CatalogDb): Promise<OutboxEntry[]> {
+  /** Stores the groups identified in the batch, in the caller's transaction, and returns their replica changes. */
+  async write(trx: CatalogTransaction): Promise<OutboxEntry[]> {
+    const repository = this.repository.withTransaction(trx);
     const outbox: OutboxEntry[] = [];
     for (const group of this.changed) {
       const properties = JSON.stringify(group.properties);
-      await db
-        .insertInto('groups')
-        .values({
-          team_id: this.teamId,
-          group_type_index: group.index,
-          group_key: group.groupKey,
-          properties,
-          created_at: group.createdAt,
-          version: group.version,
-        })
-        .onConflict((conflict) => conflict.columns(['team_id', 'group_type_index', 'group_key']).doUpdateSet({ properties, version: group.version }))
-        .execute();
+      await repository.save(this.teamId, group, properties);
       outbox.push({
         target: 'groups',
         row: {
           team_id: this.teamId,
-          group_type_index: group.index,
+          group_type_index: group.groupTypeIndex,
           group_key: group.groupKey,
           group_properties: properties,
           created_at: isoToMicros(group.createdAt),

@@ -1,7 +1,9 @@
 import type { DefinitionRecorder, RecordableEvent } from '../definitions/definition-recorder.js';
+import type { GroupRepository } from '../groups/group-repository.js';
 import type { PersonRepository } from '../persons/person-repository.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
+import type { OutboxEntry } from '../storage/warehouse/outbox.js';
+import type { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { epochMsToMicros } from '../util/iso-time.js';
 import { parseWellFormedJson } from '../util/well-formed-json.js';
 import type { TimeSlices } from '../util/yield.js';
@@ -35,6 +37,9 @@ function personDistinctIds(event: NormalizedEvent): string[] {
 export interface BatchServices {
   /** The catalog, pausing between statements at the end of a time slice. */
   db: CatalogDb;
+  /** Groups and group types, read through `db`. */
+  groups: GroupRepository;
+  outbox: OutboxRepository;
   groupTypes: GroupTypeRegistry;
   persons: PersonRepository;
   personCache: PersonCache;
@@ -44,7 +49,7 @@ export interface BatchServices {
 }
 
 interface CatalogChanges {
-  write(db: CatalogDb): Promise<OutboxEntry[]>;
+  write(trx: CatalogTransaction): Promise<OutboxEntry[]>;
 }
 
 /** A log entry's events, parsed, and their JSON text. */
@@ -117,12 +122,12 @@ export class IngestionBatch {
     return entries.length;
   }
 
-  async write(db: CatalogDb): Promise<void> {
-    await this.using.groupTypes.writeAssigned(db);
+  async write(trx: CatalogTransaction): Promise<void> {
+    await this.using.groupTypes.writeAssigned(this.using.groups.withTransaction(trx));
     const outbox: OutboxEntry[] = [];
-    for (const changes of this.changes) outbox.push(...(await changes.write(db)));
-    await appendToOutbox(db, outbox);
-    await this.using.warnings.record(db, this.warnings);
+    for (const changes of this.changes) outbox.push(...(await changes.write(trx)));
+    await this.using.outbox.withTransaction(trx).append(outbox);
+    await this.using.warnings.record(trx, this.warnings);
   }
 
   /** Tells the person cache what `write` stored; only once its transaction is committed. */
@@ -161,7 +166,7 @@ export class IngestionBatch {
         teamId,
         persons,
         personProcessor: new PersonProcessor(persons, teamId, warn),
-        groupProcessor: new GroupProcessor(this.using.db, teamId, this.using.groupTypes, warn),
+        groupProcessor: new GroupProcessor(this.using.groups, teamId, this.using.groupTypes, warn),
         receivedAt: 0,
       };
       team = processing;
@@ -219,6 +224,6 @@ export class IngestionBatch {
 
   private async groupTypeIndexOf(teamId: number, event: NormalizedEvent): Promise<number | undefined> {
     if (typeof event.properties.$group_type !== 'string') return undefined;
-    return (await this.using.groupTypes.indexOf(this.using.db, teamId, event.properties.$group_type, false)) ?? undefined;
+    return (await this.using.groupTypes.indexOf(this.using.groups, teamId, event.properties.$group_type, false)) ?? undefined;
   }
 }

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
+import { GroupRepository } from '../groups/group-repository.js';
 import { PersonRepository } from '../persons/person-repository.js';
 import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
 import { PauseBetweenQueries } from '../storage/catalog/pause-between-queries.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
+import { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
 import type { Mutex } from '../util/mutex.js';
 import { TimeSlices } from '../util/yield.js';
@@ -132,6 +134,8 @@ export class IngestionConsumer {
   private readonly slices = new TimeSlices(SLICE_MS);
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
+  private readonly groups: GroupRepository;
+  private readonly outbox: OutboxRepository;
   /** Failures since processing last succeeded; while there are any, captures do not wait for it. */
   private consecutiveFailures = 0;
   private lastFailure: unknown = null;
@@ -144,6 +148,8 @@ export class IngestionConsumer {
 
   constructor(private readonly using: IngestionConsumerOptions) {
     this.db = using.catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
+    this.groups = new GroupRepository(this.db, using.catalog.dialect);
+    this.outbox = new OutboxRepository(this.db);
   }
 
   /** Resolves once everything logged before the call is processed, stored and replicated; rejects when processing failed. */
@@ -367,6 +373,8 @@ export class IngestionConsumer {
     const { catalog, groupTypes, definitions, warnings, personWriteLock, relay } = this.using;
     const batch = new IngestionBatch({
       db: this.db,
+      groups: this.groups,
+      outbox: this.outbox,
       groupTypes,
       persons: this.persons,
       personCache: this.personCache,

@@ -1,7 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { CohortTable } from '../storage/catalog/schema.js';
-import { appendToOutbox, type OutboxEntry } from '../storage/warehouse/outbox.js';
+import type { OutboxEntry } from '../storage/warehouse/outbox.js';
+import type { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
+import { chunks } from '../util/chunks.js';
 import { parseJsonColumn } from '../util/json.js';
 import { nowIso } from '../util/time.js';
 import type { Cohort } from './cohort.js';
@@ -26,6 +28,9 @@ export interface CohortChanges {
   deleted?: boolean;
 }
 
+/** Members per insert statement: four parameters each, well under every bound-parameter limit. */
+const MEMBERS_PER_STATEMENT = 500;
+
 /** The warehouse copy of a static membership, keyed by person UUID. */
 function memberReplicaEntry(teamId: number, cohortId: number, personUuid: string): OutboxEntry {
   return { target: 'static_cohort_members', row: { team_id: teamId, cohort_id: cohortId, person_id: personUuid, is_deleted: 0 } };
@@ -33,7 +38,10 @@ function memberReplicaEntry(teamId: number, cohortId: number, personUuid: string
 
 /** Catalog SQL for cohorts and static cohort members; reads are scoped to a project. */
 export class CohortRepository {
-  constructor(private readonly db: CatalogDb) {}
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly outbox: OutboxRepository,
+  ) {}
 
   private select() {
     return this.db.selectFrom('cohorts as c').leftJoin('users as u', 'u.id', 'c.created_by_id').selectAll('c').select(CREATOR_COLUMNS);
@@ -98,18 +106,14 @@ export class CohortRepository {
     if (unique.length === 0) return;
     const now = nowIso();
     await this.db.transaction().execute(async (trx) => {
-      for (let index = 0; index < unique.length; index += 500) {
-        const part = unique.slice(index, index + 500);
+      for (const part of chunks(unique, MEMBERS_PER_STATEMENT)) {
         await trx
           .insertInto('static_cohort_members')
           .values(part.map((uuid) => ({ cohort_id: cohortId, team_id: teamId, person_uuid: uuid, created_at: now })))
           .onConflict((conflict) => conflict.columns(['cohort_id', 'person_uuid']).doNothing())
           .execute();
       }
-      await appendToOutbox(
-        trx,
-        unique.map((uuid) => memberReplicaEntry(teamId, cohortId, uuid)),
-      );
+      await this.outbox.withTransaction(trx).append(unique.map((uuid) => memberReplicaEntry(teamId, cohortId, uuid)));
     });
   }
 }

@@ -1,6 +1,7 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
-import { detectPropertyType, type PropertyType } from './property-type.js';
+import type { EventDefinitionRepository } from './event-definition-repository.js';
+import type { EventPropertyLink, PropertyDefinitionRepository, SeenProperty } from './property-definition-repository.js';
+import { detectPropertyType } from './property-type.js';
 import { NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
 import { RecentWrites } from './recent-writes.js';
 import { replaceNul } from '../util/nul.js';
@@ -30,7 +31,6 @@ const MAX_NAME_BYTES = 200;
 /** An event definition's last_seen_at is rewritten at most once per (project, name) per hour. */
 const LAST_SEEN_PERIOD_MS = 3_600_000;
 
-const ROWS_PER_STATEMENT = 500;
 const REMEMBERED_WRITES = 200_000;
 
 function fitsColumn(name: string): boolean {
@@ -38,12 +38,8 @@ function fitsColumn(name: string): boolean {
   return name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES;
 }
 
-interface PendingProperty {
+interface PendingProperty extends SeenProperty {
   key: string;
-  name: string;
-  kind: PropertyDefinitionKind;
-  groupTypeIndex: number;
-  propertyType: PropertyType | null;
 }
 
 /** See DefinitionRecorder.settled. */
@@ -66,10 +62,8 @@ function isSettled(properties: Record<string, unknown>, settled: SettledKeys): b
   return true;
 }
 
-interface PendingLink {
+interface PendingLink extends EventPropertyLink {
   key: string;
-  event: string;
-  property: string;
 }
 
 /** What one `record` call has to write, after everything already known was skipped. */
@@ -104,6 +98,8 @@ export class DefinitionRecorder {
 
   constructor(
     private readonly db: CatalogDb,
+    private readonly eventDefinitions: EventDefinitionRepository,
+    private readonly propertyDefinitions: PropertyDefinitionRepository,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -249,67 +245,10 @@ export class DefinitionRecorder {
     const links = [...pending.links.values()].sort((a, b) => compare(a.key, b.key));
 
     await this.db.transaction().execute(async (trx) => {
-      for (const chunk of chunks(eventNames)) {
-        await trx
-          .insertInto('event_definitions')
-          .values(
-            chunk.map((name) => ({
-              id: uuidv7(),
-              team_id: teamId,
-              name,
-              created_at: nowIso,
-              last_seen_at: nowIso,
-              tags: '[]',
-              verified: 0,
-              hidden: 0,
-            })),
-          )
-          .onConflict((conflict) =>
-            conflict
-              .columns(['team_id', 'name'])
-              .doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') })
-              .where((eb) =>
-                eb.or([eb('event_definitions.last_seen_at', 'is', null), eb('event_definitions.last_seen_at', '<', eb.ref('excluded.last_seen_at'))]),
-              ),
-          )
-          .execute();
-      }
-
-      for (const chunk of chunks(properties)) {
-        await trx
-          .insertInto('property_definitions')
-          .values(
-            chunk.map((property) => ({
-              id: uuidv7(),
-              team_id: teamId,
-              name: property.name,
-              type: property.kind,
-              group_type_index: property.groupTypeIndex,
-              property_type: property.propertyType,
-              is_numerical: property.propertyType === 'Numeric' ? 1 : 0,
-              tags: '[]',
-              created_at: nowIso,
-            })),
-          )
-          .onConflict((conflict) =>
-            conflict
-              .columns(['team_id', 'type', 'group_type_index', 'name'])
-              .doUpdateSet({
-                property_type: (eb) => eb.ref('excluded.property_type'),
-                is_numerical: (eb) => eb.ref('excluded.is_numerical'),
-              })
-              .where((eb) => eb.and([eb('property_definitions.property_type', 'is', null), eb('excluded.property_type', 'is not', null)])),
-          )
-          .execute();
-      }
-
-      for (const chunk of chunks(links)) {
-        await trx
-          .insertInto('event_properties')
-          .values(chunk.map((link) => ({ team_id: teamId, event: link.event, property: link.property })))
-          .onConflict((conflict) => conflict.doNothing())
-          .execute();
-      }
+      await this.eventDefinitions.withTransaction(trx).recordSeen(teamId, eventNames, nowIso);
+      const propertyDefinitions = this.propertyDefinitions.withTransaction(trx);
+      await propertyDefinitions.recordSeen(teamId, properties, nowIso);
+      await propertyDefinitions.linkToEvents(teamId, links);
     });
   }
 }
@@ -320,10 +259,4 @@ function eventKey(teamId: number, name: string): string {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function* chunks<T>(rows: T[]): Generator<T[]> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    yield rows.slice(start, start + ROWS_PER_STATEMENT);
-  }
 }

@@ -1,7 +1,9 @@
+import { v7 as uuidv7 } from 'uuid';
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, type Updateable } from 'kysely';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import type { CatalogSchema, EventDefinitionTable } from '../storage/catalog/schema.js';
+import { chunks } from '../util/chunks.js';
 import { parseJsonColumn } from '../util/json.js';
 import type { EventDefinition, EventDefinitionFilter, EventDefinitionOrder, UserSummary } from './event-definition.js';
 import { byteOrdered, containsEveryTerm } from './name-sql.js';
@@ -49,11 +51,51 @@ export interface EventDefinitionChanges {
   ownerId?: number | null;
 }
 
+/** Definitions per insert statement: eight parameters each, well under every bound-parameter limit. */
+const ROWS_PER_STATEMENT = 500;
+
 export class EventDefinitionRepository {
   constructor(
     private readonly db: CatalogDb,
     private readonly dialect: CatalogDialect,
   ) {}
+
+  withTransaction(trx: CatalogTransaction): EventDefinitionRepository {
+    return new EventDefinitionRepository(trx, this.dialect);
+  }
+
+  /**
+   * Records that events of these names were seen at `seenAt` (ISO): creates the definitions
+   * missing, and moves `last_seen_at` of the others forward, never back. Rows are written in
+   * the order given.
+   */
+  async recordSeen(teamId: number, names: readonly string[], seenAt: string): Promise<void> {
+    for (const chunk of chunks(names, ROWS_PER_STATEMENT)) {
+      await this.db
+        .insertInto('event_definitions')
+        .values(
+          chunk.map((name) => ({
+            id: uuidv7(),
+            team_id: teamId,
+            name,
+            created_at: seenAt,
+            last_seen_at: seenAt,
+            tags: '[]',
+            verified: 0,
+            hidden: 0,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict
+            .columns(['team_id', 'name'])
+            .doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') })
+            .where((eb) =>
+              eb.or([eb('event_definitions.last_seen_at', 'is', null), eb('event_definitions.last_seen_at', '<', eb.ref('excluded.last_seen_at'))]),
+            ),
+        )
+        .execute();
+    }
+  }
 
   async list(
     teamId: number,

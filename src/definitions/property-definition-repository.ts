@@ -1,7 +1,9 @@
+import { v7 as uuidv7 } from 'uuid';
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import type { CatalogSchema, PropertyDefinitionTable } from '../storage/catalog/schema.js';
+import { chunks } from '../util/chunks.js';
 import { parseJsonColumn } from '../util/json.js';
 import { CORE_EVENT_PROPERTIES_WITHOUT_PREFIX, CORE_PROPERTY_PREFIX } from './core-event-properties.js';
 import { byteOrdered, containsEveryTerm } from './name-sql.js';
@@ -56,11 +58,77 @@ export interface PropertyDefinitionChanges {
   verified?: boolean;
 }
 
+/** A property as ingestion finds it: its type is null until a value gives it one. */
+export interface SeenProperty {
+  name: string;
+  kind: PropertyDefinitionKind;
+  groupTypeIndex: number;
+  propertyType: PropertyType | null;
+}
+
+/** A property seen on an event (PostHog's `event_properties`). */
+export interface EventPropertyLink {
+  event: string;
+  property: string;
+}
+
+/** Rows per insert statement: at most nine parameters each, well under every bound-parameter limit. */
+const ROWS_PER_STATEMENT = 500;
+
 export class PropertyDefinitionRepository {
   constructor(
     private readonly db: CatalogDb,
     private readonly dialect: CatalogDialect,
   ) {}
+
+  withTransaction(trx: CatalogTransaction): PropertyDefinitionRepository {
+    return new PropertyDefinitionRepository(trx, this.dialect);
+  }
+
+  /**
+   * Creates the definitions of properties seen at `seenAt` (ISO). A stored definition keeps its
+   * type; one stored untyped takes the type given. Rows are written in the order given.
+   */
+  async recordSeen(teamId: number, properties: readonly SeenProperty[], seenAt: string): Promise<void> {
+    for (const chunk of chunks(properties, ROWS_PER_STATEMENT)) {
+      await this.db
+        .insertInto('property_definitions')
+        .values(
+          chunk.map((property) => ({
+            id: uuidv7(),
+            team_id: teamId,
+            name: property.name,
+            type: property.kind,
+            group_type_index: property.groupTypeIndex,
+            property_type: property.propertyType,
+            is_numerical: property.propertyType === 'Numeric' ? 1 : 0,
+            tags: '[]',
+            created_at: seenAt,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict
+            .columns(['team_id', 'type', 'group_type_index', 'name'])
+            .doUpdateSet({
+              property_type: (eb) => eb.ref('excluded.property_type'),
+              is_numerical: (eb) => eb.ref('excluded.is_numerical'),
+            })
+            .where((eb) => eb.and([eb('property_definitions.property_type', 'is', null), eb('excluded.property_type', 'is not', null)])),
+        )
+        .execute();
+    }
+  }
+
+  /** Links properties to the events they were seen on; links already stored are kept. Rows are written in the order given. */
+  async linkToEvents(teamId: number, links: readonly EventPropertyLink[]): Promise<void> {
+    for (const chunk of chunks(links, ROWS_PER_STATEMENT)) {
+      await this.db
+        .insertInto('event_properties')
+        .values(chunk.map((link) => ({ team_id: teamId, event: link.event, property: link.property })))
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
+  }
 
   async list(
     teamId: number,

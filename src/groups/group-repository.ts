@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { byteOrdered } from '../definitions/name-sql.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import type { CatalogSchema, GroupTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
@@ -12,6 +12,7 @@ function toGroup(row: Selectable<GroupTable>): Group {
     groupKey: row.group_key,
     properties: parseJsonColumn<Record<string, unknown>>(row.properties, {}),
     createdAt: row.created_at,
+    version: Number(row.version),
   };
 }
 
@@ -26,6 +27,10 @@ export class GroupRepository {
     private readonly db: CatalogDb,
     private readonly dialect: CatalogDialect,
   ) {}
+
+  withTransaction(trx: CatalogTransaction): GroupRepository {
+    return new GroupRepository(trx, this.dialect);
+  }
 
   /** Groups of one type, newest first then by key (code point order on both catalogs), after the cursor. */
   async list(teamId: number, filter: GroupListFilter): Promise<Group[]> {
@@ -54,6 +59,24 @@ export class GroupRepository {
     return row && toGroup(row);
   }
 
+  /** Stores a group as ingestion changed it: created, or its properties and version replaced. */
+  async save(teamId: number, group: Group, propertiesJson = JSON.stringify(group.properties)): Promise<void> {
+    await this.db
+      .insertInto('groups')
+      .values({
+        team_id: teamId,
+        group_type_index: group.groupTypeIndex,
+        group_key: group.groupKey,
+        properties: propertiesJson,
+        created_at: group.createdAt,
+        version: group.version,
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['team_id', 'group_type_index', 'group_key']).doUpdateSet({ properties: propertiesJson, version: group.version }),
+      )
+      .execute();
+  }
+
   async types(teamId: number): Promise<GroupType[]> {
     const rows = await this.db
       .selectFrom('group_type_mappings')
@@ -62,6 +85,15 @@ export class GroupRepository {
       .orderBy('group_type_index')
       .execute();
     return rows.map((row) => ({ groupType: row.group_type, groupTypeIndex: Number(row.group_type_index) }));
+  }
+
+  /** Stores group types newly assigned to an index, of any projects. */
+  async addTypes(types: readonly (GroupType & { teamId: number })[]): Promise<void> {
+    if (types.length === 0) return;
+    await this.db
+      .insertInto('group_type_mappings')
+      .values(types.map((type) => ({ team_id: type.teamId, group_type: type.groupType, group_type_index: type.groupTypeIndex })))
+      .execute();
   }
 
   private conditions(eb: ExpressionBuilder<CatalogSchema, 'groups'>, filter: GroupListFilter, key: RawBuilder<string>) {

@@ -5,6 +5,8 @@ export interface Group {
   properties: Record<string, unknown>;
   /** The timestamp of that first `$groupidentify`, ISO-8601 UTC with microseconds. */
   createdAt: string;
+  /** Counts the changes ingestion stored, from 0 for the first. */
+  version: number;
 }
 
 /** A project's name for a group type index (0–4), assigned the first time capture sees it. */

@@ -1,8 +1,9 @@
 import { v7 as uuidv7 } from 'uuid';
 import { NotFound, ValidationError } from '../errors.js';
 import type { Project } from '../projects/project.js';
-import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
-import { appendToOutbox, type OutboxEntry, type OutboxRelay } from '../storage/warehouse/outbox.js';
+import type { Catalog, CatalogTransaction } from '../storage/catalog/catalog.js';
+import type { OutboxEntry, OutboxRelay } from '../storage/warehouse/outbox.js';
+import type { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import type { Mutex } from '../util/mutex.js';
 import { activityDetail, PERSON_SCOPE, type ActivityChange, type ActivityLogRepository } from './activity-log.js';
@@ -36,6 +37,7 @@ export class PersonWriteService {
     private readonly persons: PersonRepository,
     private readonly activity: ActivityLogRepository,
     private readonly deletionTasks: DeletionTaskRepository,
+    private readonly outbox: OutboxRepository,
     private readonly relay: OutboxRelay,
     private readonly personWriteLock: Mutex,
   ) {}
@@ -95,7 +97,7 @@ export class PersonWriteService {
         outbox.push(personReplicaEntry({ ...created, id, version: 0 }));
         outbox.push(distinctIdReplicaEntry(project.id, distinctId, created.uuid));
       }
-      await appendToOutbox(trx, outbox);
+      await this.outbox.withTransaction(trx).append(outbox);
       await this.log(trx, project, person, 'split_person', actor, [
         { type: PERSON_SCOPE, action: 'split', field: null, before: null, after: { distinct_ids: distinctIds, distinct_ids_to_split: leaving } },
       ]);
@@ -111,10 +113,9 @@ export class PersonWriteService {
   async delete(project: Project, key: PersonKey, deleteEvents: boolean, actor: Actor): Promise<void> {
     await this.write(project, key, async (trx, { person, distinctIds }) => {
       await this.persons.deletePerson(trx, person.id);
-      await appendToOutbox(trx, [
-        personReplicaEntry(person, true),
-        ...distinctIds.map((distinctId) => distinctIdReplicaEntry(project.id, distinctId, person.uuid, true)),
-      ]);
+      await this.outbox
+        .withTransaction(trx)
+        .append([personReplicaEntry(person, true), ...distinctIds.map((distinctId) => distinctIdReplicaEntry(project.id, distinctId, person.uuid, true))]);
       await this.log(trx, project, person, 'deleted', actor, null);
       if (deleteEvents) {
         await this.deletionTasks.queue(trx, {
@@ -128,7 +129,7 @@ export class PersonWriteService {
     });
   }
 
-  private async write<T>(project: Project, key: PersonKey, change: (trx: CatalogDb, loaded: LoadedPerson) => Promise<T>): Promise<T> {
+  private async write<T>(project: Project, key: PersonKey, change: (trx: CatalogTransaction, loaded: LoadedPerson) => Promise<T>): Promise<T> {
     const result = await this.personWriteLock.run(() =>
       this.catalog.db.transaction().execute(async (trx) => {
         const person = await this.persons.findByKey(trx, project.id, key);
@@ -143,13 +144,20 @@ export class PersonWriteService {
     return result;
   }
 
-  private async saveProperties(trx: CatalogDb, person: PersonRecord): Promise<void> {
+  private async saveProperties(trx: CatalogTransaction, person: PersonRecord): Promise<void> {
     person.version += 1;
     await this.persons.updatePersons(trx, [person]);
-    await appendToOutbox(trx, [personReplicaEntry(person)]);
+    await this.outbox.withTransaction(trx).append([personReplicaEntry(person)]);
   }
 
-  private async log(trx: CatalogDb, project: Project, person: PersonRecord, activity: string, actor: Actor, changes: ActivityChange[] | null): Promise<void> {
+  private async log(
+    trx: CatalogTransaction,
+    project: Project,
+    person: PersonRecord,
+    activity: string,
+    actor: Actor,
+    changes: ActivityChange[] | null,
+  ): Promise<void> {
     await this.activity.append(trx, {
       teamId: project.id,
       scope: PERSON_SCOPE,
@@ -161,7 +169,7 @@ export class PersonWriteService {
   }
 
   /** PostHog's deterministic UUID of a distinct id, or its `:split` variant when that one is taken. */
-  private async splitUuids(trx: CatalogDb, teamId: number, distinctIds: readonly string[]): Promise<Map<string, string>> {
+  private async splitUuids(trx: CatalogTransaction, teamId: number, distinctIds: readonly string[]): Promise<Map<string, string>> {
     const candidates = distinctIds.map((distinctId) => [personUuidFor(teamId, distinctId), personUuidFromName(`${teamId}:${distinctId}:split`)]);
     const taken = await this.persons.takenUuids(trx, candidates.flat());
     return new Map(distinctIds.map((distinctId, index) => [distinctId, candidates[index]!.find((uuid) => !taken.has(uuid)) ?? uuidv7()]));

@@ -1,6 +1,7 @@
 import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
+import { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import type { Mutex } from '../util/mutex.js';
 import { ActivityLogRepository } from './activity-log.js';
@@ -46,7 +47,7 @@ export function createPersonsApi(
   return {
     read,
     list: new PersonListService(catalog.db, persons, new PersonHydrator(catalog.db, persons), warehouse, materialized, resolvers.cohorts),
-    writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, relay, personWriteLock),
+    writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, new OutboxRepository(catalog.db), relay, personWriteLock),
     activity: new PersonActivityService(catalog.db, activityLog, read),
     deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),
     values: new PersonValuesService(warehouse),

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
+import { EventDefinitionRepository } from '../../src/definitions/event-definition-repository.js';
+import { PropertyDefinitionRepository } from '../../src/definitions/property-definition-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 
@@ -14,6 +16,15 @@ for (const backend of CATALOG_BACKENDS) {
     let clock = T0;
     let recorder: DefinitionRecorder;
 
+    function recorderAt(now: () => number): DefinitionRecorder {
+      return new DefinitionRecorder(
+        catalog.db,
+        new EventDefinitionRepository(catalog.db, catalog.dialect),
+        new PropertyDefinitionRepository(catalog.db, catalog.dialect),
+        now,
+      );
+    }
+
     before(async () => {
       ({ catalog, dispose } = await backend.open());
     });
@@ -23,7 +34,7 @@ for (const backend of CATALOG_BACKENDS) {
       await catalog.db.deleteFrom('property_definitions').execute();
       await catalog.db.deleteFrom('event_properties').execute();
       clock = T0;
-      recorder = new DefinitionRecorder(catalog.db, () => clock);
+      recorder = recorderAt(() => clock);
     });
 
     async function eventDefinitions(teamId = 1) {
@@ -152,7 +163,7 @@ for (const backend of CATALOG_BACKENDS) {
         { event: 'e', properties: { amount: 'five', note: { x: 1 } } },
       ]);
       await recorder.record(1, [{ event: 'e', properties: { amount: 'six', note: 'hello' } }]);
-      await new DefinitionRecorder(catalog.db, () => clock).record(1, [{ event: 'e', properties: { note: 3 } }]);
+      await recorderAt(() => clock).record(1, [{ event: 'e', properties: { note: 3 } }]);
       assert.deepEqual(await propertyDefinitions(), [
         { name: 'amount', type: 1, group_type_index: -1, property_type: 'Numeric', is_numerical: 1 },
         { name: 'note', type: 1, group_type_index: -1, property_type: 'String', is_numerical: 0 },
@@ -170,7 +181,7 @@ for (const backend of CATALOG_BACKENDS) {
       const later = new Date(T0 + 45 * MINUTE).toISOString();
       assert.deepEqual(await eventDefinitions(), [{ name: 'signup', created_at: new Date(T0).toISOString(), last_seen_at: later }]);
 
-      await new DefinitionRecorder(catalog.db, () => T0 - 60 * MINUTE).record(1, [{ event: 'signup', properties: {} }]);
+      await recorderAt(() => T0 - 60 * MINUTE).record(1, [{ event: 'signup', properties: {} }]);
       assert.equal((await eventDefinitions())[0]?.last_seen_at, later);
     });
 

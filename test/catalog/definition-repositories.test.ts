@@ -37,7 +37,7 @@ for (const backend of CATALOG_BACKENDS) {
       events = new EventDefinitionRepository(catalog.db, catalog.dialect);
       properties = new PropertyDefinitionRepository(catalog.db, catalog.dialect);
       let clock = T0;
-      const recorder = new DefinitionRecorder(catalog.db, () => clock);
+      const recorder = new DefinitionRecorder(catalog.db, events, properties, () => clock);
       await recorder.record(1, [{ event: 'Zebra', properties: { price: 1, '$feature/x': true, distinct_id: 'u' } }]);
       clock += 1000;
       await recorder.record(1, [{ event: '$pageview', properties: { $current_url: 'u', price: 2 } }]);

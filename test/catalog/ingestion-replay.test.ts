@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
-import { GroupTypeRegistry } from '../../src/capture/group-types.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
-import { IngestionWarningRepository } from '../../src/capture/ingestion-warning-repository.js';
-import { PersonCache } from '../../src/capture/person-cache.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
-import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
-import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { decodeEventRows } from '../support/event-rows.js';
+import { batchServices } from '../support/ingestion-batch.js';
 import { loggedEntryEvents as logged, loggedEvent } from '../support/logged-events.js';
 import { isoWithMicros } from '../../src/util/iso-time.js';
-import { TimeSlices } from '../../src/util/yield.js';
 
 const T0 = Date.UTC(2024, 5, 15, 10, 20, 0);
 let sequence = 0;
@@ -63,15 +58,7 @@ for (const backend of CATALOG_BACKENDS) {
     after(() => dispose());
 
     async function apply(logged: StoredCaptureLogEntry[]) {
-      const batch = new IngestionBatch({
-        db: catalog.db,
-        groupTypes: new GroupTypeRegistry(),
-        persons: new PersonRepository(),
-        personCache: new PersonCache(),
-        slices: new TimeSlices(5),
-        definitions: new DefinitionRecorder(catalog.db),
-        warnings: new IngestionWarningRepository(catalog.dialect),
-      });
+      const batch = new IngestionBatch(batchServices(catalog));
       await batch.process(logged);
       await catalog.db.transaction().execute((trx) => batch.write(trx));
       return batch;

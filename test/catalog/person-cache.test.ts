@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
-import { GroupTypeRegistry } from '../../src/capture/group-types.js';
 import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
-import { IngestionWarningRepository } from '../../src/capture/ingestion-warning-repository.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { PersonCache, type CachedPerson } from '../../src/capture/person-cache.js';
-import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { PersonRepository } from '../../src/persons/person-repository.js';
 import type { Catalog, CatalogDb } from '../../src/storage/catalog/catalog.js';
-import { TimeSlices } from '../../src/util/yield.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { decodeEventRows } from '../support/event-rows.js';
+import { batchServices } from '../support/ingestion-batch.js';
 import { loggedEntryEvents, loggedEvent } from '../support/logged-events.js';
 
 const T0 = Date.UTC(2024, 5, 15, 10, 20, 0);
@@ -72,15 +69,7 @@ for (const backend of CATALOG_BACKENDS) {
       const rows: Record<string, string | number>[][] = [];
       for (const [index, events] of batches().entries()) {
         const entry: StoredCaptureLogEntry = { id: index + 1, teamId: 1, receivedAt: T0, events: loggedEntryEvents(events) };
-        const batch = new IngestionBatch({
-          db: catalog.db,
-          groupTypes: new GroupTypeRegistry(),
-          persons,
-          personCache: newCache(),
-          slices: new TimeSlices(5),
-          definitions: new DefinitionRecorder(catalog.db),
-          warnings: new IngestionWarningRepository(catalog.dialect),
-        });
+        const batch = new IngestionBatch(batchServices(catalog, { persons, personCache: newCache() }));
         await batch.process([entry]);
         await catalog.db.transaction().execute((trx) => batch.write(trx));
         batch.rememberCommitted();

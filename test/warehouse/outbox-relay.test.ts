@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
-import { appendToOutbox, OutboxRelay, type OutboxEntry } from '../../src/storage/warehouse/outbox.js';
+import { OutboxRelay, type OutboxEntry } from '../../src/storage/warehouse/outbox.js';
+import { OutboxRepository } from '../../src/storage/warehouse/outbox-repository.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { tempDataDir } from '../support/tally.js';
 
@@ -22,12 +23,14 @@ for (const backend of CATALOG_BACKENDS) {
     let dispose: () => Promise<void>;
     let warehouse: ChdbWarehouse;
     let relay: OutboxRelay;
+    let outbox: OutboxRepository;
 
     before(async () => {
       ({ catalog, dispose } = await backend.open());
       warehouse = new ChdbWarehouse(directory);
       await migrateWarehouse(warehouse);
-      relay = new OutboxRelay(catalog.db, warehouse, () => catalog.syncCommits());
+      outbox = new OutboxRepository(catalog.db);
+      relay = new OutboxRelay(outbox, warehouse, () => catalog.syncCommits());
     });
     after(async () => {
       await warehouse.close();
@@ -50,8 +53,8 @@ for (const backend of CATALOG_BACKENDS) {
       const entries = Array.from({ length: 2500 }, (_, index) => link(`id-${index}`, PERSON_A));
       entries.push(link('id-7', PERSON_B), link('id-1999', PERSON_B), link('id-3', PERSON_A, 1));
       entries.splice(10, 0, link('id-1999', PERSON_A, 1));
-      await catalog.db.transaction().execute((trx) => appendToOutbox(trx, entries));
-      await appendToOutbox(catalog.db, [
+      await catalog.db.transaction().execute((trx) => outbox.withTransaction(trx).append(entries));
+      await outbox.append([
         {
           target: 'persons',
           row: { id: PERSON_B, team_id: 1, person_id: 2, properties: '{}', is_identified: 1, created_at: Date.UTC(2024, 0, 1) * 1000, is_deleted: 0 },
@@ -82,7 +85,7 @@ for (const backend of CATALOG_BACKENDS) {
         .insertInto('warehouse_outbox')
         .values({ target: 'person_distinct_ids', row: JSON.stringify(link('id-2499', PERSON_B).row) })
         .execute();
-      await appendToOutbox(catalog.db, [link('id-0', PERSON_B)]);
+      await outbox.append([link('id-0', PERSON_B)]);
       await relay.flush();
       const links = await currentLinks();
       assert.equal(links.get('id-2499'), PERSON_B);
@@ -92,7 +95,7 @@ for (const backend of CATALOG_BACKENDS) {
     });
     test('rows of every target reach their replica column for column, beside JSON lines written by earlier builds', async () => {
       const createdAt = Date.UTC(2024, 1, 3, 4, 5, 6) * 1000 + 789_012;
-      await appendToOutbox(catalog.db, [
+      await outbox.append([
         {
           target: 'persons',
           row: { id: PERSON_A, team_id: 3, person_id: 41, properties: '{"name":"Zoë \\"Z\\"","n":1}', is_identified: 0, created_at: createdAt, is_deleted: 0 },

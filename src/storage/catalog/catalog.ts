@@ -11,6 +11,9 @@ import { catalogMigrations } from './migrations/index.js';
 
 export type CatalogDb = Kysely<CatalogSchema>;
 
+/** An open catalog transaction: repositories take one (`withTransaction`) for writes that must commit together. */
+export type CatalogTransaction = Transaction<CatalogSchema>;
+
 /** The row store: SQLite under the data directory, or PostgreSQL when DATABASE_URL is set. */
 export interface Catalog {
   readonly db: CatalogDb;
@@ -20,7 +23,7 @@ export interface Catalog {
    * that is durable only once a later `syncCommits()` resolves: for bulk writes whose source is
    * kept durable elsewhere until then. Embedded, the commit then does not wait on the disk.
    */
-  deferredSyncTransaction<T>(db: CatalogDb, work: (trx: Transaction<CatalogSchema>) => Promise<T>): Promise<T>;
+  deferredSyncTransaction<T>(db: CatalogDb, work: (trx: CatalogTransaction) => Promise<T>): Promise<T>;
   /** Makes every transaction committed so far durable. */
   syncCommits(): Promise<void>;
   close(): Promise<void>;

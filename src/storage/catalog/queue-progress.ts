@@ -1,4 +1,7 @@
-import type { CatalogDb } from './catalog.js';
+/** A catalog queue whose rows are deleted up to an id once carried. */
+export interface PrunableQueue {
+  deleteThrough(id: number): Promise<void>;
+}
 
 /**
  * How far a catalog queue (the replica outbox) has been carried into the warehouse. Carried rows
@@ -11,7 +14,6 @@ export class QueueProgress {
   private pruned = 0;
 
   constructor(
-    private readonly table: 'warehouse_outbox',
     /** Carried rows left before the queue's owner prunes them with a commit of its own. */
     private readonly pruneThreshold: number,
   ) {}
@@ -29,11 +31,11 @@ export class QueueProgress {
     return this.carried - this.pruned >= this.pruneThreshold;
   }
 
-  /** Deletes the carried rows, in the caller's transaction. */
-  async prune(db: CatalogDb): Promise<void> {
+  /** Deletes the carried rows through `queue`, which may be bound to the caller's transaction. */
+  async prune(queue: PrunableQueue): Promise<void> {
     const through = this.carried;
     if (through <= this.pruned) return;
-    await db.deleteFrom(this.table).where('id', '<=', through).execute();
+    await queue.deleteThrough(through);
     this.pruned = through;
   }
 }

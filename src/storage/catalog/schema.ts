@@ -127,7 +127,7 @@ export interface WarehouseOutboxTable {
   target: string;
   /** JSON lines, as builds before `encoded` wrote them; empty when `encoded` holds the rows. */
   row: string;
-  /** The replica rows in RowBinary (see `appendToOutbox`). */
+  /** The replica rows in RowBinary (see `packOutboxEntries`). */
   encoded: Buffer | null;
 }
 

@@ -1,6 +1,7 @@
-import type { CatalogDb } from '../catalog/catalog.js';
+import type { CatalogTransaction } from '../catalog/catalog.js';
 import { QueueProgress } from '../catalog/queue-progress.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
+import type { OutboxRepository } from './outbox-repository.js';
 import { rowEnds, RowBinaryWriter, writeValue, type WarehouseColumn } from './row-binary.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -72,12 +73,15 @@ const ROWS_PER_OUTBOX_ROW = 1000;
 /** Outbox rows the relay reads at a time: up to 50,000 replica rows. */
 const RELAY_CHUNK = 50;
 
-/** Outbox rows per insert statement: few, as each may be a thousand replica rows long. */
-const ROWS_PER_INSERT = 20;
+/** An outbox row: replica rows of one target, packed in RowBinary. */
+export interface PackedOutboxRow {
+  target: ReplicaTable;
+  encoded: Buffer;
+}
 
-/** Records replica writes in the catalog transaction that makes the change, in order. */
-export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntry[]): Promise<void> {
-  const rows: { target: ReplicaTable; row: string; encoded: Buffer }[] = [];
+/** Replica writes as outbox rows, in order: up to ROWS_PER_OUTBOX_ROW replica rows of one target per row. */
+export function packOutboxEntries(entries: readonly OutboxEntry[]): PackedOutboxRow[] {
+  const rows: PackedOutboxRow[] = [];
   // One writer for every outbox row, each copied out at its size: a writer apiece would allocate
   // its first buffer for each.
   const writer = new RowBinaryWriter();
@@ -88,15 +92,10 @@ export async function appendToOutbox(db: CatalogDb, entries: readonly OutboxEntr
       for (const row of targetRows.slice(start, start + ROWS_PER_OUTBOX_ROW)) {
         for (const column of columns) writeValue(writer, column, row[column.name as keyof typeof row]);
       }
-      rows.push({ target, row: '', encoded: Buffer.from(writer.bytes()) });
+      rows.push({ target, encoded: Buffer.from(writer.bytes()) });
     }
   }
-  for (let index = 0; index < rows.length; index += ROWS_PER_INSERT) {
-    await db
-      .insertInto('warehouse_outbox')
-      .values(rows.slice(index, index + ROWS_PER_INSERT))
-      .execute();
-  }
+  return rows;
 }
 
 /** Each target's rows, in the order given. */
@@ -123,10 +122,10 @@ function rowsByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, Outbox
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
-  private readonly progress = new QueueProgress('warehouse_outbox', 5000);
+  private readonly progress = new QueueProgress(5000);
 
   constructor(
-    private readonly db: CatalogDb,
+    private readonly outbox: OutboxRepository,
     private readonly warehouse: Warehouse,
     private readonly syncCommits: () => Promise<void>,
   ) {
@@ -137,21 +136,15 @@ export class OutboxRelay {
     return this.runner.run();
   }
 
-  /** Deletes the rows already applied, in the caller's transaction. */
-  pruneApplied(db: CatalogDb): Promise<void> {
-    return this.progress.prune(db);
+  /** Deletes the rows already applied: in the caller's transaction when given one. */
+  pruneApplied(trx?: CatalogTransaction): Promise<void> {
+    return this.progress.prune(trx ? this.outbox.withTransaction(trx) : this.outbox);
   }
 
   private async drain(): Promise<void> {
     await this.syncCommits();
     for (;;) {
-      const rows = await this.db
-        .selectFrom('warehouse_outbox')
-        .selectAll()
-        .where('id', '>', this.progress.carriedThrough)
-        .orderBy('id')
-        .limit(RELAY_CHUNK)
-        .execute();
+      const rows = await this.outbox.after(this.progress.carriedThrough, RELAY_CHUNK);
       if (rows.length > 0) {
         const encoded = new Map<ReplicaTable, EncodedOutboxRow[]>();
         const jsonLines = new Map<string, string[]>();
@@ -175,7 +168,7 @@ export class OutboxRelay {
         for (const [target, lines] of jsonLines) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
       }
-      if (this.progress.wantsPruning) await this.progress.prune(this.db);
+      if (this.progress.wantsPruning) await this.progress.prune(this.outbox);
       if (rows.length < RELAY_CHUNK) return;
     }
   }
