@@ -135,7 +135,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const outbox = new OutboxRepository(catalog.db);
   const relay = new OutboxRelay(outbox, storedWarehouse, () => catalog.syncCommits());
   const personWriteLock = new Mutex();
-  const ingestionWarnings = new IngestionWarningRepository(catalog.dialect);
+  const ingestionWarnings = new IngestionWarningRepository(catalog.db, catalog.dialect);
   const ingestion = new IngestionConsumer({
     catalog,
     log: captureLog,
@@ -187,7 +187,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     groupTypes,
     relay,
     ingestion,
-    ingestionWarningService: new IngestionWarningService(catalog.db, ingestionWarnings),
+    ingestionWarningService: new IngestionWarningService(ingestionWarnings),
     personWriteLock,
     capture,
     flags: new FlagsService(projectRepository),

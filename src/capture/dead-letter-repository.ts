@@ -1,4 +1,4 @@
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 
 /** An event the consumer gave up on, as the capture log held it. */
 export interface DeadLetter {
@@ -14,9 +14,14 @@ export interface DeadLetter {
 
 /** The catalog's `dead_letter_events`. */
 export class DeadLetterRepository {
-  /** Stores a dead letter, in the caller's transaction. */
-  async record(db: CatalogDb, letter: DeadLetter, failedAt: number): Promise<void> {
-    await db
+  constructor(private readonly db: CatalogDb) {}
+
+  withTransaction(trx: CatalogTransaction): DeadLetterRepository {
+    return new DeadLetterRepository(trx);
+  }
+
+  async record(letter: DeadLetter, failedAt: number): Promise<void> {
+    await this.db
       .insertInto('dead_letter_events')
       .values({
         team_id: letter.teamId,

@@ -127,7 +127,7 @@ export class IngestionBatch {
     const outbox: OutboxEntry[] = [];
     for (const changes of this.changes) outbox.push(...(await changes.write(trx)));
     await this.using.outbox.withTransaction(trx).append(outbox);
-    await this.using.warnings.record(trx, this.warnings);
+    await this.using.warnings.withTransaction(trx).record(this.warnings);
   }
 
   /** Tells the person cache what `write` stored; only once its transaction is committed. */

@@ -111,7 +111,6 @@ export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly persons = new PersonRepository();
   private readonly personCache = new PersonCache();
-  private readonly deadLetters = new DeadLetterRepository();
   /** The consumer's last turn of the person write lock: another turn since means persons changed. */
   private lastPersonWriteTurn = 0;
   private unprocessed = 0;
@@ -136,6 +135,7 @@ export class IngestionConsumer {
   private readonly db: CatalogDb;
   private readonly groups: GroupRepository;
   private readonly outbox: OutboxRepository;
+  private readonly deadLetters: DeadLetterRepository;
   /** Failures since processing last succeeded; while there are any, captures do not wait for it. */
   private consecutiveFailures = 0;
   private lastFailure: unknown = null;
@@ -150,6 +150,7 @@ export class IngestionConsumer {
     this.db = using.catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
     this.groups = new GroupRepository(this.db, using.catalog.dialect);
     this.outbox = new OutboxRepository(this.db);
+    this.deadLetters = new DeadLetterRepository(using.catalog.db);
   }
 
   /** Resolves once everything logged before the call is processed, stored and replicated; rejects when processing failed. */
@@ -529,12 +530,19 @@ export class IngestionConsumer {
       error,
     });
     await this.using.catalog.db.transaction().execute(async (trx) => {
-      await this.deadLetters.record(
-        trx,
-        { teamId, eventUuid: event?.uuid ?? null, event: event?.event ?? null, distinctId: event?.distinctId ?? null, payload: logged.text, error, receivedAt },
+      await this.deadLetters.withTransaction(trx).record(
+        {
+          teamId,
+          eventUuid: event?.uuid ?? null,
+          event: event?.event ?? null,
+          distinctId: event?.distinctId ?? null,
+          payload: logged.text,
+          error,
+          receivedAt,
+        },
         Date.now(),
       );
-      await this.using.warnings.record(trx, [{ ...warning, teamId, at: receivedAt }]);
+      await this.using.warnings.withTransaction(trx).record([{ ...warning, teamId, at: receivedAt }]);
     });
     this.using.onFailure(new Error(`an event could not be processed and was set aside as a dead letter: ${error}`, { cause: failure }));
   }

@@ -1,6 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
+import { chunks } from '../util/chunks.js';
 import type { ProjectIngestionWarning } from './ingestion-warning.js';
 
 /** Warnings per insert statement: four parameters each, well under every bound-parameter limit. */
@@ -27,15 +28,22 @@ export interface IngestionWarningSummary {
 
 /** The catalog's `ingestion_warnings`. */
 export class IngestionWarningRepository {
-  constructor(private readonly dialect: CatalogDialect) {}
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly dialect: CatalogDialect,
+  ) {}
 
-  /** Stores warnings, in the caller's transaction. */
-  async record(db: CatalogDb, warnings: readonly ProjectIngestionWarning[]): Promise<void> {
-    for (let start = 0; start < warnings.length; start += ROWS_PER_STATEMENT) {
-      await db
+  withTransaction(trx: CatalogTransaction): IngestionWarningRepository {
+    return new IngestionWarningRepository(trx, this.dialect);
+  }
+
+  /** Stores warnings; ingestion stores them in the transaction of the batch that found them. */
+  async record(warnings: readonly ProjectIngestionWarning[]): Promise<void> {
+    for (const chunk of chunks(warnings, ROWS_PER_STATEMENT)) {
+      await this.db
         .insertInto('ingestion_warnings')
         .values(
-          warnings.slice(start, start + ROWS_PER_STATEMENT).map((warning) => ({
+          chunk.map((warning) => ({
             team_id: warning.teamId,
             type: warning.type,
             details: JSON.stringify(warning.details),
@@ -50,10 +58,10 @@ export class IngestionWarningRepository {
    * A project's warnings since `since` (ISO), by type, newest type first; `search` keeps those
    * whose type or details contain it.
    */
-  async summaries(db: CatalogDb, teamId: number, since: string, search: string | null): Promise<IngestionWarningSummary[]> {
+  async summaries(teamId: number, since: string, search: string | null): Promise<IngestionWarningSummary[]> {
     const matching = (column: 'type' | 'details', text: string): Expression<SqlBool> =>
       this.dialect === 'sqlite' ? sql<SqlBool>`instr(${sql.ref(column)}, ${text}) > 0` : sql<SqlBool>`strpos(${sql.ref(column)}, ${text}) > 0`;
-    const scope = db
+    const scope = this.db
       .selectFrom('ingestion_warnings')
       .where('team_id', '=', teamId)
       .where('timestamp', '>', since)

@@ -1,5 +1,4 @@
 import type { Project } from '../projects/project.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { IngestionWarningRepository, IngestionWarningSummary } from './ingestion-warning-repository.js';
 
 /** How far back the warnings list reaches, as PostHog's does. */
@@ -8,7 +7,6 @@ const LISTED_DAYS = 30;
 /** A project's ingestion warnings as PostHog lists them: by type, newest type first, the last 30 days. */
 export class IngestionWarningService {
   constructor(
-    private readonly db: CatalogDb,
     private readonly warnings: IngestionWarningRepository,
     private readonly now: () => number = Date.now,
   ) {}
@@ -16,6 +14,6 @@ export class IngestionWarningService {
   /** `search`: only warnings whose type or details contain this text. */
   list(project: Project, search: string | null): Promise<IngestionWarningSummary[]> {
     const since = new Date(this.now() - LISTED_DAYS * 86_400_000).toISOString();
-    return this.warnings.summaries(this.db, project.id, since, search === '' ? null : search);
+    return this.warnings.summaries(project.id, since, search === '' ? null : search);
   }
 }

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { CREATOR_COLUMNS, creatorOf, type CreatorRow } from '../actions/creator.js';
 import { byteOrdered } from '../definitions/name-sql.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import type { DashboardTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
@@ -33,12 +33,16 @@ export class DashboardRepository {
     private readonly dialect: CatalogDialect,
   ) {}
 
-  private select(db: CatalogDb = this.db) {
-    return db.selectFrom('dashboards as d').leftJoin('users as u', 'u.id', 'd.created_by_id').selectAll('d').select(CREATOR_COLUMNS);
+  withTransaction(trx: CatalogTransaction): DashboardRepository {
+    return new DashboardRepository(trx, this.dialect);
   }
 
-  async create(db: CatalogDb, input: NewDashboard): Promise<number> {
-    const row = await db
+  private select() {
+    return this.db.selectFrom('dashboards as d').leftJoin('users as u', 'u.id', 'd.created_by_id').selectAll('d').select(CREATOR_COLUMNS);
+  }
+
+  async create(input: NewDashboard): Promise<number> {
+    const row = await this.db
       .insertInto('dashboards')
       .values({
         team_id: input.teamId,
@@ -95,7 +99,7 @@ export class DashboardRepository {
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  async update(db: CatalogDb, teamId: number, id: number, changes: DashboardChanges): Promise<void> {
+  async update(teamId: number, id: number, changes: DashboardChanges): Promise<void> {
     const values: Record<string, unknown> = {};
     if (changes.name !== undefined) values.name = changes.name;
     if (changes.description !== undefined) values.description = changes.description;
@@ -107,7 +111,7 @@ export class DashboardRepository {
     if (changes.lastAccessedAt !== undefined) values.last_accessed_at = changes.lastAccessedAt;
     if (changes.lastRefresh !== undefined) values.last_refresh = changes.lastRefresh;
     if (Object.keys(values).length === 0) return;
-    await db.updateTable('dashboards').set(values).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db.updateTable('dashboards').set(values).where('team_id', '=', teamId).where('id', '=', id).execute();
   }
 }
 

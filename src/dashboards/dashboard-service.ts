@@ -46,14 +46,14 @@ export class DashboardService {
     const now = nowIso();
     const changes = { ...(options.accessed ? { lastAccessedAt: now } : {}), ...(refresh ? { lastRefresh: now } : {}) };
     const tiles = await this.withInsights(project, dashboard.id, refresh);
-    await this.dashboards.update(this.db, project.id, dashboard.id, changes);
+    await this.dashboards.update(project.id, dashboard.id, changes);
     return { dashboard: { ...dashboard, ...changes }, tiles };
   }
 
   async create(project: Project, key: StoredKey, body: unknown, refresh: boolean): Promise<DashboardWithTiles> {
     const input = parseDashboardInput(body);
     const id = await this.db.transaction().execute(async (trx) => {
-      const created = await this.dashboards.create(trx, {
+      const created = await this.dashboards.withTransaction(trx).create({
         teamId: project.id,
         name: input.name ?? null,
         description: input.description ?? '',
@@ -63,7 +63,7 @@ export class DashboardService {
         variables: input.variables ?? {},
         createdById: key.user.id,
       });
-      await this.applyTiles(trx, project, key, created, input.tiles ?? []);
+      await this.applyTiles(this.tiles.withTransaction(trx), project, key, created, input.tiles ?? []);
       return created;
     });
     return this.load(project, id, refresh, { includeDeleted: false, accessed: false });
@@ -76,19 +76,21 @@ export class DashboardService {
     if (!dashboard) throw new NotFound();
     await this.db.transaction().execute(async (trx) => {
       const { tiles, ...changes } = input;
-      await this.dashboards.update(trx, project.id, id, changes);
+      const tileRepository = this.tiles.withTransaction(trx);
+      await this.dashboards.withTransaction(trx).update(project.id, id, changes);
       if (input.deleted !== undefined && input.deleted !== dashboard.deleted) {
-        await this.tiles.setDashboardTilesDeleted(trx, project.id, id, input.deleted);
+        await tileRepository.setDashboardTilesDeleted(project.id, id, input.deleted);
       }
-      await this.applyTiles(trx, project, key, id, tiles ?? []);
+      await this.applyTiles(tileRepository, project, key, id, tiles ?? []);
     });
     return this.load(project, id, refresh, { includeDeleted: true, accessed: false });
   }
 
-  private async applyTiles(db: CatalogDb, project: Project, key: StoredKey, dashboardId: number, tiles: TileInput[]): Promise<void> {
+  /** Adds and changes tiles through `tileRepository`, bound to the caller's transaction. */
+  private async applyTiles(tileRepository: DashboardTileRepository, project: Project, key: StoredKey, dashboardId: number, tiles: TileInput[]): Promise<void> {
     for (const tile of tiles) {
       if (tile.id === null) {
-        await this.tiles.addTextTile(db, project.id, dashboardId, {
+        await tileRepository.addTextTile(project.id, dashboardId, {
           body: tile.textBody ?? null,
           color: tile.color ?? null,
           layouts: tile.layouts ?? {},
@@ -96,7 +98,7 @@ export class DashboardService {
         });
         continue;
       }
-      const changed = await this.tiles.updateTile(db, project.id, dashboardId, tile.id, tile);
+      const changed = await tileRepository.updateTile(project.id, dashboardId, tile.id, tile);
       if (!changed) throw new ValidationError('tiles', `This dashboard has no tile ${tile.id}.`, 'does_not_exist');
     }
   }

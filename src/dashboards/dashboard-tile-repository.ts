@@ -1,4 +1,4 @@
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import { parseJsonColumn } from '../util/json.js';
 import { nowIso } from '../util/time.js';
 import type { DashboardTile, JsonObject } from './dashboard.js';
@@ -15,6 +15,10 @@ export interface TileChanges {
  */
 export class DashboardTileRepository {
   constructor(private readonly db: CatalogDb) {}
+
+  withTransaction(trx: CatalogTransaction): DashboardTileRepository {
+    return new DashboardTileRepository(trx);
+  }
 
   /** Each insight's live tiles on live dashboards, oldest first. */
   async tilesOfInsights(teamId: number, insightIds: number[]): Promise<Map<number, Array<{ id: number; dashboardId: number }>>> {
@@ -40,8 +44,8 @@ export class DashboardTileRepository {
   }
 
   /** Puts the insight on exactly these dashboards: new tiles (or revived ones) and removed ones. */
-  async placeInsight(db: CatalogDb, teamId: number, insightId: number, dashboardIds: number[]): Promise<void> {
-    const existing = await db
+  async placeInsight(teamId: number, insightId: number, dashboardIds: number[]): Promise<void> {
+    const existing = await this.db
       .selectFrom('dashboard_tiles')
       .select(['id', 'dashboard_id', 'deleted'])
       .where('team_id', '=', teamId)
@@ -51,7 +55,7 @@ export class DashboardTileRepository {
     for (const tile of existing) {
       const keep = wanted.has(Number(tile.dashboard_id));
       if (keep === (Number(tile.deleted) === 0)) continue;
-      await db
+      await this.db
         .updateTable('dashboard_tiles')
         .set({ deleted: keep ? 0 : 1 })
         .where('id', '=', tile.id)
@@ -60,7 +64,7 @@ export class DashboardTileRepository {
     const known = new Set(existing.map((tile) => Number(tile.dashboard_id)));
     for (const dashboardId of wanted) {
       if (known.has(dashboardId)) continue;
-      await db
+      await this.db
         .insertInto('dashboard_tiles')
         .values({
           team_id: teamId,
@@ -76,8 +80,8 @@ export class DashboardTileRepository {
     }
   }
 
-  async deleteInsightTiles(db: CatalogDb, teamId: number, insightId: number): Promise<void> {
-    await db.updateTable('dashboard_tiles').set({ deleted: 1 }).where('team_id', '=', teamId).where('insight_id', '=', insightId).execute();
+  async deleteInsightTiles(teamId: number, insightId: number): Promise<void> {
+    await this.db.updateTable('dashboard_tiles').set({ deleted: 1 }).where('team_id', '=', teamId).where('insight_id', '=', insightId).execute();
   }
 
   /** Live tiles of a dashboard in creation order; a tile of a deleted insight is not shown. */
@@ -104,18 +108,17 @@ export class DashboardTileRepository {
   }
 
   async addTextTile(
-    db: CatalogDb,
     teamId: number,
     dashboardId: number,
     text: { body: string | null; color: string | null; layouts: JsonObject; createdById: number },
   ): Promise<void> {
     const now = nowIso();
-    const created = await db
+    const created = await this.db
       .insertInto('dashboard_texts')
       .values({ team_id: teamId, body: text.body, created_by_id: text.createdById, created_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db
+    await this.db
       .insertInto('dashboard_tiles')
       .values({
         team_id: teamId,
@@ -131,8 +134,8 @@ export class DashboardTileRepository {
   }
 
   /** Changes a live tile of the dashboard; false when it has no such tile. */
-  async updateTile(db: CatalogDb, teamId: number, dashboardId: number, tileId: number, changes: TileChanges & { deleted?: boolean }): Promise<boolean> {
-    const tile = await db
+  async updateTile(teamId: number, dashboardId: number, tileId: number, changes: TileChanges & { deleted?: boolean }): Promise<boolean> {
+    const tile = await this.db
       .selectFrom('dashboard_tiles')
       .select(['id', 'text_id'])
       .where('team_id', '=', teamId)
@@ -145,16 +148,16 @@ export class DashboardTileRepository {
     if (changes.color !== undefined) values.color = changes.color;
     if (changes.layouts !== undefined) values.layouts = JSON.stringify(changes.layouts);
     if (changes.deleted !== undefined) values.deleted = changes.deleted ? 1 : 0;
-    if (Object.keys(values).length > 0) await db.updateTable('dashboard_tiles').set(values).where('id', '=', tileId).execute();
+    if (Object.keys(values).length > 0) await this.db.updateTable('dashboard_tiles').set(values).where('id', '=', tileId).execute();
     if (changes.textBody !== undefined && tile.text_id !== null) {
-      await db.updateTable('dashboard_texts').set({ body: changes.textBody }).where('id', '=', tile.text_id).execute();
+      await this.db.updateTable('dashboard_texts').set({ body: changes.textBody }).where('id', '=', tile.text_id).execute();
     }
     return true;
   }
 
   /** Soft-deletes or revives every tile of a dashboard, as the dashboard is deleted or restored. */
-  async setDashboardTilesDeleted(db: CatalogDb, teamId: number, dashboardId: number, deleted: boolean): Promise<void> {
-    await db
+  async setDashboardTilesDeleted(teamId: number, dashboardId: number, deleted: boolean): Promise<void> {
+    await this.db
       .updateTable('dashboard_tiles')
       .set({ deleted: deleted ? 1 : 0 })
       .where('team_id', '=', teamId)

@@ -1,7 +1,7 @@
 import { DeletionTaskRepository, type DeletionTask } from '../persons/deletion-task-repository.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { isoToClickhouse } from '../storage/warehouse/datetime.js';
 import type { QueryParams, Warehouse } from '../storage/warehouse/warehouse.js';
+import { chunks } from '../util/chunks.js';
 import { nowIso } from '../util/time.js';
 import type { Job } from './jobs.js';
 
@@ -33,30 +33,25 @@ function taskConditions(batch: readonly DeletionTask[]): { conditions: string[];
  * events remain; otherwise it stays pending and the next run retries it.
  */
 export class EventDeletionRunner {
-  private readonly tasks = new DeletionTaskRepository();
-
   constructor(
-    private readonly db: CatalogDb,
+    private readonly tasks: DeletionTaskRepository,
     private readonly warehouse: Warehouse,
   ) {}
 
   async runPending(): Promise<number> {
-    const pending = await this.tasks.pending(this.db);
+    const pending = await this.tasks.pending();
     const failures: string[] = [];
-    for (let index = 0; index < pending.length; index += TASKS_PER_STATEMENT) {
-      const batch = pending.slice(index, index + TASKS_PER_STATEMENT);
+    for (const batch of chunks(pending, TASKS_PER_STATEMENT)) {
       try {
         await this.deleteEvents(batch);
         const remaining = await this.remainingEvents(batch);
         const done = batch.filter((_, position) => remaining[position] === 0);
         const left = batch.filter((_, position) => remaining[position] !== 0);
         await this.tasks.markVerified(
-          this.db,
           done.map((task) => task.id),
           nowIso(),
         );
         await this.tasks.recordFailure(
-          this.db,
           left.map((task) => task.id),
           'events remained after the deletion',
         );
@@ -64,7 +59,6 @@ export class EventDeletionRunner {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         await this.tasks.recordFailure(
-          this.db,
           batch.map((task) => task.id),
           message,
         );
@@ -91,5 +85,5 @@ export class EventDeletionRunner {
 
 export const eventDeletionJob: Job = {
   name: 'event deletion',
-  runQueued: (context) => new EventDeletionRunner(context.catalog.db, context.warehouse).runPending(),
+  runQueued: (context) => new EventDeletionRunner(new DeletionTaskRepository(context.catalog.db), context.warehouse).runPending(),
 };

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import { parseJsonColumn } from '../util/json.js';
 import { nowIso } from '../util/time.js';
 
@@ -54,10 +54,16 @@ export function activityDetail(name: string | null, changes: ActivityChange[] | 
   return { changes, trigger: null, type: null, name, short_id: null };
 }
 
-/** Catalog SQL for the activity log. Writes take the caller's transaction. */
+/** Catalog SQL for the activity log. An entry is appended in the transaction of its change (see `withTransaction`). */
 export class ActivityLogRepository {
-  async append(db: CatalogDb, entry: NewActivity): Promise<void> {
-    await db
+  constructor(private readonly db: CatalogDb) {}
+
+  withTransaction(trx: CatalogTransaction): ActivityLogRepository {
+    return new ActivityLogRepository(trx);
+  }
+
+  async append(entry: NewActivity): Promise<void> {
+    await this.db
       .insertInto('activity_log')
       .values({
         uuid: uuidv7(),
@@ -73,8 +79,8 @@ export class ActivityLogRepository {
   }
 
   /** A page of entries, newest first, with the total number of matching entries. */
-  async list(db: CatalogDb, query: ActivityQuery, page: { limit: number; offset: number }) {
-    let matching = db.selectFrom('activity_log as a').where('a.team_id', '=', query.teamId).where('a.scope', '=', query.scope);
+  async list(query: ActivityQuery, page: { limit: number; offset: number }) {
+    let matching = this.db.selectFrom('activity_log as a').where('a.team_id', '=', query.teamId).where('a.scope', '=', query.scope);
     if (query.itemId !== undefined) matching = matching.where('a.item_id', '=', query.itemId);
     const total = await matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const rows = await matching

@@ -1,7 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { stringParam } from '../definitions/query-params.js';
 import type { Project } from '../projects/project.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { DeletionStatusFilter, DeletionTask, DeletionTaskQuery, DeletionTaskRepository } from './deletion-task-repository.js';
 import { isUuid } from './person-id.js';
 
@@ -41,13 +40,10 @@ function toView(task: DeletionTask): DeletionStatusView {
 }
 
 export class DeletionStatusService {
-  constructor(
-    private readonly db: CatalogDb,
-    private readonly tasks: DeletionTaskRepository,
-  ) {}
+  constructor(private readonly tasks: DeletionTaskRepository) {}
 
   async list(query: DeletionTaskQuery, page: { limit: number; offset: number }) {
-    const { total, tasks } = await this.tasks.list(this.db, query, page);
+    const { total, tasks } = await this.tasks.list(query, page);
     return { total, views: tasks.map(toView) };
   }
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { EventDeletionTaskTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
 
@@ -39,11 +39,14 @@ function toTask(row: Selectable<EventDeletionTaskTable>): DeletionTask {
 
 /** Catalog SQL for event-deletion tasks. */
 export class DeletionTaskRepository {
-  async queue(
-    db: CatalogDb,
-    task: { teamId: number; personUuid: string; distinctIds: readonly string[]; createdAt: string; createdById: number | null },
-  ): Promise<void> {
-    await db
+  constructor(private readonly db: CatalogDb) {}
+
+  withTransaction(trx: CatalogTransaction): DeletionTaskRepository {
+    return new DeletionTaskRepository(trx);
+  }
+
+  async queue(task: { teamId: number; personUuid: string; distinctIds: readonly string[]; createdAt: string; createdById: number | null }): Promise<void> {
+    await this.db
       .insertInto('event_deletion_tasks')
       .values({
         team_id: task.teamId,
@@ -59,14 +62,14 @@ export class DeletionTaskRepository {
   }
 
   /** Every task not yet verified, oldest first. */
-  async pending(db: CatalogDb): Promise<DeletionTask[]> {
-    const rows = await db.selectFrom('event_deletion_tasks').selectAll().where('delete_verified_at', 'is', null).orderBy('id').execute();
+  async pending(): Promise<DeletionTask[]> {
+    const rows = await this.db.selectFrom('event_deletion_tasks').selectAll().where('delete_verified_at', 'is', null).orderBy('id').execute();
     return rows.map(toTask);
   }
 
-  async markVerified(db: CatalogDb, ids: readonly number[], at: string): Promise<void> {
+  async markVerified(ids: readonly number[], at: string): Promise<void> {
     if (ids.length === 0) return;
-    await db
+    await this.db
       .updateTable('event_deletion_tasks')
       .set((eb) => ({ delete_verified_at: at, attempts: eb('attempts', '+', 1), last_error: null }))
       .where('id', 'in', ids)
@@ -74,9 +77,9 @@ export class DeletionTaskRepository {
   }
 
   /** Leaves the tasks pending, so the next run retries them, and records why they failed. */
-  async recordFailure(db: CatalogDb, ids: readonly number[], error: string): Promise<void> {
+  async recordFailure(ids: readonly number[], error: string): Promise<void> {
     if (ids.length === 0) return;
-    await db
+    await this.db
       .updateTable('event_deletion_tasks')
       .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error }))
       .where('id', 'in', ids)
@@ -84,8 +87,8 @@ export class DeletionTaskRepository {
   }
 
   /** A page of a project's tasks, newest first, with the number of matching tasks. */
-  async list(db: CatalogDb, query: DeletionTaskQuery, page: { limit: number; offset: number }) {
-    let matching = db.selectFrom('event_deletion_tasks').where('team_id', '=', query.teamId);
+  async list(query: DeletionTaskQuery, page: { limit: number; offset: number }) {
+    let matching = this.db.selectFrom('event_deletion_tasks').where('team_id', '=', query.teamId);
     if (query.status === 'pending') matching = matching.where('delete_verified_at', 'is', null);
     if (query.status === 'completed') matching = matching.where('delete_verified_at', 'is not', null);
     if (query.personUuid !== null) matching = matching.where('person_uuid', '=', query.personUuid);

@@ -1,5 +1,4 @@
 import type { Project } from '../projects/project.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import { PERSON_SCOPE, type ActivityLogRepository } from './activity-log.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonService } from './person-service.js';
@@ -7,7 +6,6 @@ import type { PersonService } from './person-service.js';
 /** The activity log of persons: one person's entries, or every person entry of a project. */
 export class PersonActivityService {
   constructor(
-    private readonly db: CatalogDb,
     private readonly activity: ActivityLogRepository,
     private readonly persons: PersonService,
   ) {}
@@ -15,11 +13,11 @@ export class PersonActivityService {
   /** A deleted person's entries are only in the project-wide log: its own answers 404, as PostHog's does. */
   async ofPerson(project: Project, key: PersonKey, page: { page: number; limit: number }) {
     const person = await this.persons.find(project, key);
-    return this.activity.list(this.db, { teamId: project.id, scope: PERSON_SCOPE, itemId: String(person.id) }, offsetOf(page));
+    return this.activity.list({ teamId: project.id, scope: PERSON_SCOPE, itemId: String(person.id) }, offsetOf(page));
   }
 
   async ofProject(project: Project, page: { page: number; limit: number }) {
-    return this.activity.list(this.db, { teamId: project.id, scope: PERSON_SCOPE }, offsetOf(page));
+    return this.activity.list({ teamId: project.id, scope: PERSON_SCOPE }, offsetOf(page));
   }
 }
 

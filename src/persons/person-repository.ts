@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { PersonTable } from '../storage/catalog/schema.js';
+import { chunks } from '../util/chunks.js';
 import { parseJsonColumn } from '../util/json.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonRecord } from './person.js';
@@ -10,12 +11,6 @@ const MAX_PERSON_ID = 2_147_483_647;
 
 /** Rows per multi-row statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;
-
-function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let index = 0; index < items.length; index += size) out.push(items.slice(index, index + size));
-  return out;
-}
 
 export function toPersonRecord(row: Selectable<PersonTable>): PersonRecord {
   return {
@@ -62,7 +57,7 @@ export class PersonRepository {
   /** The persons of these distinct ids, each with its properties as stored (JSON text) too. */
   async findByDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]) {
     const found = new Map<string, StoredPerson>();
-    for (const part of chunks([...new Set(distinctIds)])) {
+    for (const part of chunks([...new Set(distinctIds)], CHUNK)) {
       const rows = await db
         .selectFrom('person_distinct_ids as d')
         .innerJoin('persons as p', 'p.id', 'd.person_id')
@@ -133,7 +128,7 @@ export class PersonRepository {
    */
   async findByUuids(db: CatalogDb, teamId: number, uuids: readonly string[]): Promise<Map<string, PersonRecord>> {
     const found = new Map<string, PersonRecord>();
-    for (const part of chunks([...new Set(uuids)])) {
+    for (const part of chunks([...new Set(uuids)], CHUNK)) {
       const rows = await db.selectFrom('persons').selectAll().where('uuid', 'in', part).execute();
       for (const row of rows) if (Number(row.team_id) === teamId) found.set(row.uuid, toPersonRecord(row));
     }
@@ -143,7 +138,7 @@ export class PersonRepository {
   /** The UUIDs among these that a person already has (any project: UUIDs are unique). */
   async takenUuids(db: CatalogDb, uuids: readonly string[]): Promise<Set<string>> {
     const taken = new Set<string>();
-    for (const part of chunks(uuids)) {
+    for (const part of chunks(uuids, CHUNK)) {
       const rows = await db.selectFrom('persons').select('uuid').where('uuid', 'in', part).execute();
       for (const row of rows) taken.add(row.uuid);
     }
@@ -153,7 +148,7 @@ export class PersonRepository {
   /** Inserts persons and returns their new integer ids by UUID. */
   async insertPersons(db: CatalogDb, persons: readonly NewPerson[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
-    for (const part of chunks(persons)) {
+    for (const part of chunks(persons, CHUNK)) {
       const rows = await db
         .insertInto('persons')
         .values(part.map((person) => personColumns(person, 0)))
@@ -176,7 +171,7 @@ export class PersonRepository {
       [kept, false],
       [moved, true],
     ] as const) {
-      for (const part of chunks(group)) {
+      for (const part of chunks(group, CHUNK)) {
         await db
           .insertInto('persons')
           .values(part.map((person) => ({ id: person.id, ...personColumns(person, person.version) })))
@@ -195,7 +190,7 @@ export class PersonRepository {
   }
 
   async insertDistinctIds(db: CatalogDb, links: readonly { teamId: number; distinctId: string; personId: number }[]) {
-    for (const part of chunks(links)) {
+    for (const part of chunks(links, CHUNK)) {
       await db
         .insertInto('person_distinct_ids')
         .values(part.map((link) => ({ team_id: link.teamId, distinct_id: link.distinctId, person_id: link.personId })))
@@ -211,7 +206,7 @@ export class PersonRepository {
 
   async distinctIdsOfMany(db: CatalogDb, personIds: readonly number[]): Promise<Map<number, string[]>> {
     const byPerson = new Map<number, string[]>();
-    for (const part of chunks([...new Set(personIds)])) {
+    for (const part of chunks([...new Set(personIds)], CHUNK)) {
       const rows = await db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('person_id', 'in', part).orderBy('id').execute();
       for (const row of rows) {
         const list = byPerson.get(Number(row.person_id)) ?? [];
@@ -236,7 +231,7 @@ export class PersonRepository {
 
   /** Re-links distinct ids of a project to another person (a split); they keep their link rows. */
   async relinkDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[], toPersonId: number): Promise<void> {
-    for (const part of chunks(distinctIds)) {
+    for (const part of chunks(distinctIds, CHUNK)) {
       await db.updateTable('person_distinct_ids').set({ person_id: toPersonId }).where('team_id', '=', teamId).where('distinct_id', 'in', part).execute();
     }
   }
@@ -247,7 +242,7 @@ export class PersonRepository {
 
   /** Deletes persons and their distinct ids, a chunk per statement. */
   async deletePersons(db: CatalogDb, personIds: readonly number[]): Promise<void> {
-    for (const part of chunks(personIds)) {
+    for (const part of chunks(personIds, CHUNK)) {
       await db.deleteFrom('person_distinct_ids').where('person_id', 'in', part).execute();
       await db.deleteFrom('persons').where('id', 'in', part).execute();
     }

@@ -118,7 +118,7 @@ export class PersonWriteService {
         .append([personReplicaEntry(person, true), ...distinctIds.map((distinctId) => distinctIdReplicaEntry(project.id, distinctId, person.uuid, true))]);
       await this.log(trx, project, person, 'deleted', actor, null);
       if (deleteEvents) {
-        await this.deletionTasks.queue(trx, {
+        await this.deletionTasks.withTransaction(trx).queue({
           teamId: project.id,
           personUuid: person.uuid,
           distinctIds,
@@ -158,7 +158,7 @@ export class PersonWriteService {
     actor: Actor,
     changes: ActivityChange[] | null,
   ): Promise<void> {
-    await this.activity.append(trx, {
+    await this.activity.withTransaction(trx).append({
       teamId: project.id,
       scope: PERSON_SCOPE,
       itemId: String(person.id),

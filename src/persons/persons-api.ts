@@ -38,8 +38,8 @@ export function createPersonsApi(
   logger: Logger,
 ): PersonsApi {
   const persons = new PersonRepository();
-  const activityLog = new ActivityLogRepository();
-  const deletionTasks = new DeletionTaskRepository();
+  const activityLog = new ActivityLogRepository(catalog.db);
+  const deletionTasks = new DeletionTaskRepository(catalog.db);
   const read = new PersonService(catalog.db, persons);
   const materialized = new MaterializedPersonProperties(warehouse, (error) =>
     logger.error({ err: error }, 'a person property column could not be listed, added or filled; filters on it read the JSON meanwhile'),
@@ -48,8 +48,8 @@ export function createPersonsApi(
     read,
     list: new PersonListService(catalog.db, persons, new PersonHydrator(catalog.db, persons), warehouse, materialized, resolvers.cohorts),
     writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, new OutboxRepository(catalog.db), relay, personWriteLock),
-    activity: new PersonActivityService(catalog.db, activityLog, read),
-    deletionStatus: new DeletionStatusService(catalog.db, deletionTasks),
+    activity: new PersonActivityService(activityLog, read),
+    deletionStatus: new DeletionStatusService(deletionTasks),
     values: new PersonValuesService(warehouse),
     timeline: new PropertiesTimelineService(catalog.db, read, persons, warehouse, resolvers.actions),
   };

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import { CREATOR_COLUMNS, creatorOf, type CreatorRow } from '../actions/creator.js';
 import { byteOrdered, containsEveryTerm } from '../definitions/name-sql.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import type { CatalogSchema, InsightTable } from '../storage/catalog/schema.js';
 import { parseJsonColumn } from '../util/json.js';
@@ -65,21 +65,25 @@ export class SavedInsightRepository {
       .select(['m.uuid as modifier_uuid', 'm.email as modifier_email', 'm.first_name as modifier_first_name']);
   }
 
-  private async unusedShortId(db: CatalogDb): Promise<string> {
+  withTransaction(trx: CatalogTransaction): SavedInsightRepository {
+    return new SavedInsightRepository(trx, this.dialect);
+  }
+
+  private async unusedShortId(): Promise<string> {
     for (;;) {
       const candidate = randomBase62(SHORT_ID_LENGTH);
-      const taken = await db.selectFrom('insights').select('id').where('short_id', '=', candidate).executeTakeFirst();
+      const taken = await this.db.selectFrom('insights').select('id').where('short_id', '=', candidate).executeTakeFirst();
       if (!taken) return candidate;
     }
   }
 
-  async create(db: CatalogDb, input: NewInsight): Promise<number> {
+  async create(input: NewInsight): Promise<number> {
     const now = nowIso();
-    const row = await db
+    const row = await this.db
       .insertInto('insights')
       .values({
         team_id: input.teamId,
-        short_id: await this.unusedShortId(db),
+        short_id: await this.unusedShortId(),
         name: input.name,
         derived_name: input.derivedName,
         description: input.description,
@@ -149,7 +153,7 @@ export class SavedInsightRepository {
     return { total: Number(total.n), insights: rows.map(toInsight) };
   }
 
-  async update(db: CatalogDb, teamId: number, id: number, changes: InsightChanges): Promise<void> {
+  async update(teamId: number, id: number, changes: InsightChanges): Promise<void> {
     const now = nowIso();
     const values: Record<string, unknown> = { updated_at: now };
     if (changes.name !== undefined) values.name = changes.name;
@@ -170,7 +174,7 @@ export class SavedInsightRepository {
       values.kept_result = null;
       values.last_refresh = null;
     }
-    await db.updateTable('insights').set(values).where('team_id', '=', teamId).where('id', '=', id).execute();
+    await this.db.updateTable('insights').set(values).where('team_id', '=', teamId).where('id', '=', id).execute();
   }
 
   /** Keeps a computed result; it is not a change of the insight (updated_at stays). */

@@ -79,7 +79,7 @@ export class SavedInsightService {
     const query = input.query ?? null;
     const filters = input.filters ?? {};
     const id = await this.db.transaction().execute(async (trx) => {
-      const created = await this.insights.create(trx, {
+      const created = await this.insights.withTransaction(trx).create({
         teamId: project.id,
         name: input.name ?? null,
         derivedName: input.derivedName ?? null,
@@ -92,7 +92,7 @@ export class SavedInsightService {
         saved: input.saved ?? false,
         createdById: key.user.id,
       });
-      await this.tiles.placeInsight(trx, project.id, created, dashboards);
+      await this.tiles.withTransaction(trx).placeInsight(project.id, created, dashboards);
       return created;
     });
     return this.written(project, id, options.refresh);
@@ -123,9 +123,10 @@ export class SavedInsightService {
     if (material) changes.modifiedById = key.user.id;
     if (input.dashboards !== undefined && input.deleted !== true) await this.checkDashboards(project, input.dashboards);
     await this.db.transaction().execute(async (trx) => {
-      await this.insights.update(trx, project.id, stored.id, changes);
-      if (input.deleted === true) await this.tiles.deleteInsightTiles(trx, project.id, stored.id);
-      else if (input.dashboards !== undefined) await this.tiles.placeInsight(trx, project.id, stored.id, input.dashboards);
+      const tiles = this.tiles.withTransaction(trx);
+      await this.insights.withTransaction(trx).update(project.id, stored.id, changes);
+      if (input.deleted === true) await tiles.deleteInsightTiles(project.id, stored.id);
+      else if (input.dashboards !== undefined) await tiles.placeInsight(project.id, stored.id, input.dashboards);
     });
     return this.written(project, stored.id, options.refresh);
   }

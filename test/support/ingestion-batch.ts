@@ -26,6 +26,6 @@ export function batchServices(catalog: Catalog, using: Partial<Pick<BatchService
       new EventDefinitionRepository(catalog.db, catalog.dialect),
       new PropertyDefinitionRepository(catalog.db, catalog.dialect),
     ),
-    warnings: new IngestionWarningRepository(catalog.dialect),
+    warnings: new IngestionWarningRepository(catalog.db, catalog.dialect),
   };
 }
