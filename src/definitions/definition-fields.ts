@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { readBoolean } from './query-params.js';
+import { readBoolean } from '../util/request-params.js';
 
 /** Tags as PostHog stores them: trimmed, lower-case, each once, blanks dropped. */
 export function readTags(value: unknown): string[] {

@@ -1,5 +1,6 @@
 import type { EventDefinitionFilter, EventDefinitionOrder, EventDefinitionOrderField, EventType } from './event-definition.js';
-import { commaListParam, invalidChoice, jsonNameListParam, searchTerms, stringParam } from './query-params.js';
+import { commaListParam, stringParam } from '../util/request-params.js';
+import { invalidChoice, jsonNameListParam, searchTerms } from './definition-query-params.js';
 
 /** The list parameters as the query string carries them: a repeated parameter arrives as a list. */
 export type EventDefinitionListQuery = {

@@ -6,7 +6,7 @@ import { pythonTypeName, readBooleanField, readDescription, readTags } from './d
 import type { EventDefinition, EventDefinitionFilter } from './event-definition.js';
 import type { EventDefinitionChanges, EventDefinitionRepository } from './event-definition-repository.js';
 import type { EventVolumes } from './event-volumes.js';
-import { isUuid } from './query-params.js';
+import { isUuid } from '../persons/person-id.js';
 
 /** A definition as the API shows it, with its event count over the last 30 days. */
 export interface EventDefinitionView {

@@ -1,7 +1,8 @@
 import { ValidationError } from '../errors.js';
 import type { PropertyDefinitionFilter } from './property-definition.js';
 import { GROUP_TYPES_LIMIT, NO_GROUP_TYPE, PropertyDefinitionKind } from './property-definition-type.js';
-import { commaListParam, flagParam, invalidChoice, jsonNameListParam, searchTerms, stringParam, type RawQuery } from './query-params.js';
+import { commaListParam, flagParam, stringParam, type RawQuery } from '../util/request-params.js';
+import { invalidChoice, jsonNameListParam, searchTerms } from './definition-query-params.js';
 
 const KINDS = new Map<string, PropertyDefinitionKind>([
   ['event', PropertyDefinitionKind.Event],

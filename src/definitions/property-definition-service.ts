@@ -6,7 +6,8 @@ import { readDescription, readTags } from './definition-fields.js';
 import type { PropertyDefinition, PropertyDefinitionFilter } from './property-definition.js';
 import type { PropertyDefinitionChanges, PropertyDefinitionRepository } from './property-definition-repository.js';
 import { PROPERTY_TYPES, type PropertyType } from './property-type.js';
-import { isUuid, readFlag } from './query-params.js';
+import { readFlag } from '../util/request-params.js';
+import { isUuid } from '../persons/person-id.js';
 
 export interface PropertyDefinitionPatch {
   property_type?: unknown;

@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import { flagParam, stringParam, type RawQuery } from '../definitions/query-params.js';
+import { flagParam, stringParam, type RawQuery } from '../util/request-params.js';
 import { ValidationError } from '../errors.js';
 import { parseDate } from '../query/date-range.js';
 import { EMPTY_PROPERTY_GROUP, parseProperties, type PropertyGroup } from '../query/property-filter-model.js';

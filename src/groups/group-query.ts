@@ -1,4 +1,4 @@
-import { stringParam, type RawQuery } from '../definitions/query-params.js';
+import { stringParam, type RawQuery } from '../util/request-params.js';
 import { RequiredFieldError, ValidationError } from '../errors.js';
 import { decodeGroupCursor } from './group-cursor.js';
 import type { GroupListFilter } from './group.js';

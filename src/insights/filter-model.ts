@@ -3,6 +3,7 @@ import { integerOrNull } from '../util/safe-integer.js';
 import { isJsonObject } from '../util/json.js';
 import { decodeJsonParam, parseProperties, type PropertyGroup } from '../query/property-filter-model.js';
 import { textOf } from '../util/text.js';
+import { isTruthyFlag } from '../util/request-params.js';
 import { INTERVALS, type DateRangeInput, type Interval } from '../query/date-range.js';
 
 /**
@@ -112,13 +113,8 @@ function optionalString(value: unknown): string | null {
   return textOf(value);
 }
 
-const TRUTHY_STRINGS = new Set(['y', 'yes', 't', 'true', 'on', '1']);
-
-/** PostHog's strtobool-style flags: JSON true, or one of y/yes/t/true/on/1 in any case. */
-export function isTruthyFlag(value: unknown): boolean {
-  if (value === true) return true;
-  return typeof value === 'string' && TRUTHY_STRINGS.has(value.trim().toLowerCase());
-}
+/** Insight filters read their flags as PostHog's `str_to_bool` does; the filter parsers of each kind take the reader from here. */
+export { isTruthyFlag };
 
 function groupTypeIndex(value: unknown, attr: string, required: boolean): number | null {
   if (value === undefined || value === null || value === '') {

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { stringParam } from '../definitions/query-params.js';
+import { stringParam } from '../util/request-params.js';
 import type { Project } from '../projects/project.js';
 import type { DeletionStatusFilter, DeletionTask, DeletionTaskQuery, DeletionTaskRepository } from './deletion-task-repository.js';
 import { isUuid } from './person-id.js';

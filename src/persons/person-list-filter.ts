@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { stringParam, type RawQuery } from '../definitions/query-params.js';
+import { stringParam, type RawQuery } from '../util/request-params.js';
 import { parseProperties, type PropertyFilter, type PropertyGroup, type PropertyNode } from '../query/property-filter-model.js';
 
 /** The filter parameters of `GET /persons` as the query string carries them: a repeated one arrives as a list. */

@@ -1,4 +1,4 @@
-import { stringParam } from '../definitions/query-params.js';
+import { stringParam } from '../util/request-params.js';
 import { compilePropertyFilters } from '../query/property-filters.js';
 import { noCohorts } from '../query/resolvers.js';
 import { SqlParams } from '../query/sql-params.js';

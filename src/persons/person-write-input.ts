@@ -1,5 +1,5 @@
 import { RequiredFieldError, ValidationError } from '../errors.js';
-import { readBoolean, stringParam, type RawQuery } from '../definitions/query-params.js';
+import { readBoolean, stringParam, type RawQuery } from '../util/request-params.js';
 
 /**
  * Request inputs of the person writes, read the way DRF fields read them. A body is an object

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { flagParam } from '../../definitions/query-params.js';
+import { flagParam } from '../../util/request-params.js';
 import { encodeEventCursor, type EventCursor } from '../../events/event-cursor.js';
 import { readEventListQuery } from '../../events/event-list-query.js';
 import { serializeEvent } from '../../events/event-serializer.js';

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializeCohort } from '../../cohorts/cohort-serializer.js';
 import type { AppContext } from '../../context.js';
-import { stringParam } from '../../definitions/query-params.js';
+import { stringParam } from '../../util/request-params.js';
 import { ApiError } from '../../errors.js';
 import type { Scope } from '../../keys/scopes.js';
 import { readDeletionStatusQuery } from '../../persons/deletion-status.js';

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
-import { replaceNul } from '../util/nul.js';
-import { textOf } from '../util/text.js';
+import { replaceNul } from './nul.js';
+import { textOf } from './text.js';
 
 /** A raw query string as Fastify parses it: repeated keys become arrays. */
 export type RawQuery = Record<string, unknown>;
@@ -26,37 +26,40 @@ export function commaListParam(query: RawQuery, name: string): string[] {
     .filter((value) => value !== '');
 }
 
-/** A JSON-encoded list of names (`["a","b"]`); absent or empty means none. */
-export function jsonNameListParam(query: RawQuery, name: string): string[] {
-  const text = stringParam(query, name);
-  if (text === undefined || text.trim() === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ValidationError(name, 'Expected a JSON-encoded list of names.', 'invalid');
-  }
-  if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' && typeof item !== 'number')) {
-    throw new ValidationError(name, 'Expected a JSON-encoded list of names.', 'invalid');
-  }
-  return parsed.map((item) => replaceNul(String(item)));
+/*
+ * Booleans of query parameters and body fields, read three ways from one list of words:
+ * - insight filters as PostHog's `str_to_bool` reads them: any other value is false (`isTruthyFlag`);
+ * - fields PostHog reads with DRF's BooleanField: any other value is a 400 (`readBoolean`);
+ * - definition and event-list parameters, and definition fields, with only true/false/1/0, so a
+ *   guess such as `yes` is a 400 naming the field rather than a silent reading (`readFlag`).
+ */
+
+/** The words `str_to_bool` and DRF read as true, and those DRF reads as false, in lower case. */
+const TRUE_WORDS = ['y', 'yes', 't', 'true', 'on', '1'];
+const FALSE_WORDS = ['n', 'no', 'f', 'false', 'off', '0'];
+
+/** PostHog's `str_to_bool` for insight flags: JSON true, or a true word in any case around blanks. */
+export function isTruthyFlag(value: unknown): boolean {
+  if (value === true) return true;
+  return typeof value === 'string' && TRUE_WORDS.includes(value.trim().toLowerCase());
 }
 
-const TRUE_VALUES = new Set(['true', 'True', 'TRUE', '1', 'on', 'On', 'ON', 'yes', 'Yes', 'YES', 'y', 'Y', 't', 'T']);
-const FALSE_VALUES = new Set(['false', 'False', 'FALSE', '0', 'off', 'Off', 'OFF', 'no', 'No', 'NO', 'n', 'N', 'f', 'F']);
+/** Each word as DRF lists it: lower case, capitalised and upper case. */
+function drfSpellings(words: readonly string[]): Set<string> {
+  return new Set(words.flatMap((word) => [word, word[0]!.toUpperCase() + word.slice(1), word.toUpperCase()]));
+}
+
+const DRF_TRUE = drfSpellings(TRUE_WORDS);
+const DRF_FALSE = drfSpellings(FALSE_WORDS);
 
 /** A boolean the way DRF's BooleanField reads one; absent or empty is undefined. */
 export function readBoolean(value: unknown, attr: string): boolean | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
   const text = textOf(value);
-  if (TRUE_VALUES.has(text)) return true;
-  if (FALSE_VALUES.has(text)) return false;
+  if (DRF_TRUE.has(text)) return true;
+  if (DRF_FALSE.has(text)) return false;
   throw new ValidationError(attr, 'Must be a valid boolean.', 'invalid');
-}
-
-export function booleanParam(query: RawQuery, name: string): boolean | undefined {
-  return readBoolean(stringParam(query, name), name);
 }
 
 const FLAG_VALUES = new Map<string, boolean>([
@@ -66,10 +69,7 @@ const FLAG_VALUES = new Map<string, boolean>([
   ['0', false],
 ]);
 
-/**
- * A flag written as `true`, `false` (any case), `1` or `0`, or a JSON boolean; absent or empty is
- * undefined. Stricter than DRF: `yes` or `on` is a 400 naming the field, not a silent guess.
- */
+/** A flag written as `true`, `false` (any case), `1` or `0`, or a JSON boolean; absent or empty is undefined. */
 export function readFlag(value: unknown, attr: string): boolean | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
@@ -80,19 +80,4 @@ export function readFlag(value: unknown, attr: string): boolean | undefined {
 
 export function flagParam(query: RawQuery, name: string): boolean | undefined {
   return readFlag(stringParam(query, name), name);
-}
-
-/** Whitespace-separated search terms; a blank search is no search. */
-export function searchTerms(query: RawQuery): string[] {
-  return (stringParam(query, 'search') ?? '').split(/\s+/).filter((term) => term !== '');
-}
-
-export function invalidChoice(attr: string, value: string): ValidationError {
-  return new ValidationError(attr, `"${value}" is not a valid choice.`, 'invalid_choice');
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }
