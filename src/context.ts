@@ -7,7 +7,7 @@ import { FlagDefinitionsService } from './flags/flag-definitions-service.js';
 import { RemoteConfigService } from './browser-sdk/remote-config-service.js';
 import { SdkBundles } from './browser-sdk/sdk-bundles.js';
 import { EventWriter } from './capture/event-writer.js';
-import { GroupTypeRegistry } from './capture/group-types.js';
+import { GroupTypeRegistry } from './capture/group-type-registry.js';
 import { OutboxRelay } from './storage/warehouse/outbox.js';
 import { OutboxRepository } from './storage/warehouse/outbox-repository.js';
 import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';

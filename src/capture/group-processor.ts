@@ -5,7 +5,7 @@ import type { CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { isoToMicros, isoWithMicros } from '../util/iso-time.js';
 import { mergeProperties } from '../util/merge-properties.js';
-import type { GroupTypeRegistry } from './group-types.js';
+import type { GroupTypeRegistry } from './group-type-registry.js';
 import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
 import type { NormalizedEvent } from './normalize-event.js';
 

@@ -10,7 +10,7 @@ import type { TimeSlices } from '../util/yield.js';
 import { loggedEventsText, type StoredCaptureLogEntry } from './capture-log.js';
 import { EventRowBuffer, type EventRow } from './event-row-buffer.js';
 import { GroupProcessor } from './group-processor.js';
-import type { GroupTypeRegistry } from './group-types.js';
+import type { GroupTypeRegistry } from './group-type-registry.js';
 import { ingestionWarning, type IngestionWarning, type ProjectIngestionWarning } from './ingestion-warning.js';
 import type { IngestionWarningRepository } from './ingestion-warning-repository.js';
 import { loggedPropertiesText } from './logged-events-json.js';

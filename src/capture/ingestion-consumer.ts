@@ -12,7 +12,7 @@ import { TimeSlices } from '../util/yield.js';
 import { loggedEventsBytes, loggedEventsText, type CaptureLog, type CaptureLogEntry, type HeldEvents, type StoredCaptureLogEntry } from './capture-log.js';
 import { DeadLetterRepository } from './dead-letter-repository.js';
 import type { EventWriter } from './event-writer.js';
-import type { GroupTypeRegistry } from './group-types.js';
+import type { GroupTypeRegistry } from './group-type-registry.js';
 import { IngestionBatch } from './ingestion-batch.js';
 import { ingestionWarning } from './ingestion-warning.js';
 import type { IngestionWarningRepository } from './ingestion-warning-repository.js';

@@ -1,5 +1,5 @@
 import type { Project } from '../projects/project.js';
-import { PERSON_SCOPE, type ActivityLogRepository } from './activity-log.js';
+import { PERSON_SCOPE, type ActivityLogRepository } from './activity-log-repository.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonService } from './person-service.js';
 

@@ -6,7 +6,7 @@ import type { OutboxEntry, OutboxRelay } from '../storage/warehouse/outbox.js';
 import type { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import type { Mutex } from '../util/mutex.js';
-import { activityDetail, PERSON_SCOPE, type ActivityChange, type ActivityLogRepository } from './activity-log.js';
+import { activityDetail, PERSON_SCOPE, type ActivityChange, type ActivityLogRepository } from './activity-log-repository.js';
 import type { DeletionTaskRepository } from './deletion-task-repository.js';
 import type { PersonKey } from './person-id.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from './person-replica.js';

@@ -4,8 +4,8 @@ import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import type { Mutex } from '../util/mutex.js';
-import { ActivityLogRepository } from './activity-log.js';
-import { DeletionStatusService } from './deletion-status.js';
+import { ActivityLogRepository } from './activity-log-repository.js';
+import { DeletionStatusService } from './deletion-status-service.js';
 import { DeletionTaskRepository } from './deletion-task-repository.js';
 import { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonActivityService } from './person-activity-service.js';
@@ -13,9 +13,9 @@ import { PersonHydrator } from './person-hydration.js';
 import { PersonListService } from './person-list-service.js';
 import { PersonRepository } from './person-repository.js';
 import { PersonService } from './person-service.js';
-import { PersonValuesService } from './person-values.js';
+import { PersonValuesService } from './person-values-service.js';
 import { PersonWriteService } from './person-write-service.js';
-import { PropertiesTimelineService } from './properties-timeline.js';
+import { PropertiesTimelineService } from './properties-timeline-service.js';
 import type { Logger } from '../logger.js';
 
 /** Every service behind `/api/projects/:project_id/persons`. */

@@ -1,4 +1,4 @@
-import { GroupTypeRegistry } from '../../src/capture/group-types.js';
+import { GroupTypeRegistry } from '../../src/capture/group-type-registry.js';
 import type { BatchServices } from '../../src/capture/ingestion-batch.js';
 import { IngestionWarningRepository } from '../../src/capture/ingestion-warning-repository.js';
 import { PersonCache } from '../../src/capture/person-cache.js';

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { stringParam } from '../../util/request-params.js';
 import { ApiError } from '../../errors.js';
 import type { Scope } from '../../keys/scopes.js';
-import { readDeletionStatusQuery } from '../../persons/deletion-status.js';
+import { readDeletionStatusQuery } from '../../persons/deletion-status-service.js';
 import { parsePersonKey } from '../../persons/person-id.js';
 import { readPersonListFilter } from '../../persons/person-list-filter.js';
 import { readDeleteEvents, readPropertiesPatch, readPropertyUpdate, readSplitRequest, readUnsetKey } from '../../persons/person-write-input.js';
