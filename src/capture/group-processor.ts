@@ -42,7 +42,7 @@ function fitsGroupColumn(text: string): boolean {
 
 /**
  * Groups for a batch of events: `$groups` becomes `$group_N` properties and columns, and
- * `$groupidentify` upserts the group with its `$group_set` (ingestion spec A3 "Groups"). Groups
+ * `$groupidentify` upserts the group with its `$group_set`, as PostHog's group processing does. Groups
  * are read when first seen and changed in memory; `write` stores them in the caller's transaction.
  */
 export class GroupProcessor {

@@ -138,7 +138,7 @@ function addInitialProperties(properties: Record<string, unknown>): void {
 }
 
 /**
- * PostHog's event preparation (ingestion spec A3/A4): merges top-level $set/$set_once,
+ * PostHog's event preparation: merges top-level $set/$set_once,
  * resolves the time, applies `$process_person_profile`, adds `$initial_*` properties and moves
  * `$elements` into elements_chain. Returns null for events PostHog drops.
  */

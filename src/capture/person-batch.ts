@@ -175,7 +175,7 @@ export class PersonBatch {
     this.touched.add(person);
   }
 
-  /** Merges `other` into `into` (ingestion spec A3): properties, earliest creation, all ids. */
+  /** Merges `other` into `into` as PostHog merges persons: properties, earliest creation, all ids. */
   async merge(into: PersonState, other: PersonState): Promise<void> {
     // The merged person's ids follow the survivor's own, stored ones first, as they were gained.
     if (other.id !== null) {

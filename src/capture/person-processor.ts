@@ -122,7 +122,7 @@ function initialProperties(event: NormalizedEvent): Record<string, unknown> {
 }
 
 /**
- * Person processing for one event (ingestion spec A3): creation, identify/alias merges with
+ * Person processing for one event, as PostHog's: creation, identify/alias merges with
  * PostHog's refusal rules, property updates and last-seen. Events must arrive in ingestion order.
  */
 export class PersonProcessor {

@@ -1,7 +1,7 @@
 import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
 
 /**
- * Event time as PostHog's capture computes it (ingestion spec A2). Times are epoch
+ * Event time as PostHog's capture computes it. Times are epoch
  * milliseconds as floats so microseconds survive (`.123456` → `…123.456`).
  */
 

@@ -5,7 +5,7 @@ import { serializePerson, type ApiPerson } from './person-serializer.js';
 import type { PersonRecord } from './person.js';
 
 /**
- * Turns persons a warehouse query found (by UUID) into contract Persons, read by key from the
+ * Turns persons a warehouse query found (by UUID) into API persons, read by key from the
  * catalog, the source of truth. UUIDs of persons deleted since their events were ingested are
  * left out, so callers can report them as `missing_persons`.
  */

@@ -1,7 +1,7 @@
 import type { Project } from '../projects/project.js';
 import { orderDistinctIds, personName } from './person-name.js';
 
-/** The Person shape of the contract, used by every endpoint that answers persons. */
+/** PostHog's Person shape, used by every endpoint that answers persons. */
 export interface ApiPerson {
   id: number;
   name: string;

@@ -3,8 +3,9 @@ import type { PropertyColumns } from './property-filters.js';
 import type { SqlParams } from './sql-params.js';
 
 /**
- * How insight SQL learns about cohorts and actions, which live in the catalog. The compiler
- * calls these; the cohorts and actions modules provide the real implementations.
+ * How insight SQL learns about cohorts and actions, which live in the catalog: the compiler asks
+ * these, so the query layer reads no catalog itself. The cohorts and actions modules answer them;
+ * `noCohorts` and `noActions` answer queries that take neither.
  */
 export interface CohortSqlResolver {
   /** A condition true when the person `personId` (an SQL expression) belongs to the cohort. Unknown cohort: ValidationError. */

@@ -11,10 +11,7 @@ import { requireProject } from '../request-context.js';
 import { ActorFilters, PeopleEnvelope, RetentionEnvelope } from '../schemas/person-actor-schemas.js';
 import { ProjectParams } from '../schemas/person-schemas.js';
 
-/**
- * The contract lists no scope for these rows; they read persons, so they need `person:read`,
- * the scope of PostHog's persons viewset (DECISIONS.md).
- */
+/** These endpoints read persons, so they take `person:read`, the scope of PostHog's persons viewset that serves them. */
 const CONFIG = { scopes: ['person:read' as const] };
 
 /** What one actors endpoint answers: its envelope as JSON, or the rows its CSV lists. */

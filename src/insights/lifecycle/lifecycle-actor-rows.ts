@@ -25,7 +25,7 @@ export interface LifecycleRows {
 const UNIT: Record<Interval, string> = { hour: 'HOUR', day: 'DAY', week: 'WEEK', month: 'MONTH' };
 
 /**
- * THE per-actor SQL of lifecycle (insights.md §4.2), which the insight counts and its actors
+ * THE per-actor SQL of lifecycle, which the insight counts and its actors
  * list: one row per person, period and status, with the person's created_at and integer id to
  * order by. Each person's active periods come from one pass over the series' events, from the
  * period before the first to the end of the last (so the first period can tell returning from

@@ -4,7 +4,7 @@ import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { InsightFilter, RawInput, SeriesEntity } from '../filter-model.js';
 
-/** The four statuses of insights.md §4.2, in the order results list them. */
+/** The four statuses of PostHog's lifecycle, in the order results list them. */
 export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number];
 

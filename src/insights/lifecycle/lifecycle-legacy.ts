@@ -16,7 +16,7 @@ export interface LegacyLifecycle {
 }
 
 /**
- * The legacy result of insights.md §4.3: one series per status (new, returning, resurrecting,
+ * PostHog's legacy lifecycle result: one series per status (new, returning, resurrecting,
  * dormant), each with the persons URL of every period.
  */
 export function lifecycleItems(result: LifecycleResult, projectId: number, filter: InsightFilter): SeriesItem[] {

@@ -39,7 +39,7 @@ const OPEN_START = '-9223372036854775807';
 const OPEN_END = '9223372036854775807';
 
 /**
- * Funnel paths (insights.md §6.1): the funnel's persons of `funnel_step` (N reached step N or
+ * Funnel paths: the funnel's persons of `funnel_step` (N reached step N or
  * further, -N dropped off before step N) and, per person, the window of their paths, as
  * PostHog's legacy paths read the funnel's actors. The step's time is the one of the person's
  * furthest attempt; for a drop-off it is the last step they completed. `after` keeps events from

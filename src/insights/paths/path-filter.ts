@@ -21,7 +21,7 @@ export interface PathCleaningRule {
   alias: string;
 }
 
-/** A legacy paths filter (insights.md §6.1) and the node selectors of the actors endpoint. */
+/** A legacy paths filter and the node selectors of the actors endpoint. */
 export interface PathFilter {
   /** Empty (and no custom events): every event is a path item. */
   eventTypes: PathEventType[];
@@ -116,7 +116,7 @@ function optionalCount(value: unknown, attr: string): number | null {
   return Number(text);
 }
 
-/** `edge_limit`, 50 by default, and no limit by default when both a start and an end point are set (insights.md §6.1). */
+/** `edge_limit`, 50 by default, and no limit by default when both a start and an end point are set, as PostHog's paths filter has it. */
 function edgeLimit(input: RawInput): number | null {
   const limit = optionalCount(input.edge_limit, 'edge_limit');
   if (limit !== null) return limit;

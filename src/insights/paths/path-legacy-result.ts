@@ -1,6 +1,6 @@
 import type { PathResult } from './path-runner.js';
 
-/** PostHog's legacy paths result (insights.md §6.3): one object per edge, times in milliseconds. */
+/** PostHog's legacy paths result: one object per edge, times in milliseconds. */
 export function legacyPathResult(result: PathResult) {
   return result.edges.map((edge) => ({
     source: edge.source,

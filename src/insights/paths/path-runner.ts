@@ -53,7 +53,7 @@ export function reachableEdges(edges: PathEdge[]): PathEdge[] {
 }
 
 /**
- * Runs legacy paths (insights.md §6): the session paths of path-session-sql.ts, their
+ * Runs legacy paths: the session paths of path-session-sql.ts, their
  * transitions counted per edge in the warehouse, heaviest first, within the edge weights and
  * the edge limit.
  */

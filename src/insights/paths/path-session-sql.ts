@@ -3,7 +3,7 @@ import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js'
 import { funnelPathWindowSql, type FunnelPathSource } from './funnel-path-window.js';
 import type { PathCleaningRule, PathFilter } from './path-filter.js';
 
-/** A gap this long between two events starts a new session path (insights.md §6.2). */
+/** A gap this long between two events starts a new session path, as in PostHog's paths. */
 const SESSION_GAP_MICROS = 30 * 60 * 1_000_000;
 
 export interface PathSessionQuery {
@@ -72,10 +72,10 @@ function withoutTrailingSlash(point: string): string {
 }
 
 /**
- * The session path cut to the start and end points and the step limit (insights.md §6.2 step
- * 4), as `path` and the matching `times`, from the compacted `items` and `at`; `keep` drops the
- * sessions without the points. With both points the path runs from the start to the first end
- * after it, and a path longer than the limit keeps its first and last halves around a `...` node.
+ * The session path cut to the start and end points and the step limit, as `path` and the
+ * matching `times`, from the compacted `items` and `at`; `keep` drops the sessions without the
+ * points. With both points the path runs from the start to the first end after it, and a path
+ * longer than the limit keeps its first and last halves around a `...` node.
  */
 function truncated(filter: PathFilter, scope: EventScope): { columns: string; keep: string } {
   const { params } = scope;

@@ -24,7 +24,7 @@ export interface StickinessRows {
 const COMPARISONS: Record<StickinessOperator, string> = { gte: '>=', lte: '<=', exact: '=' };
 
 /**
- * THE per-actor SQL of stickiness (insights.md §5.2), which the insight counts and its actors
+ * THE per-actor SQL of stickiness, which the insight counts and its actors
  * list: one row per person who did the series' event in the range, with the number of distinct
  * intervals (in the project timezone) it did it in. Any math of the series is ignored, as
  * PostHog's stickiness ignores it. With criteria, an interval counts only when the person's

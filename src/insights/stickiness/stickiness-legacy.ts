@@ -9,7 +9,7 @@ import { markComparison } from '../trends/trend-series.js';
 import { parseStickinessFilter, type StickinessFilter } from './stickiness-filter.js';
 import type { StickinessResult, StickinessRunner } from './stickiness-runner.js';
 
-/** One series of the legacy stickiness result (insights.md §5.3). */
+/** One series of PostHog's legacy stickiness result. */
 export type StickinessItem = JsonObject & { label: string; count: number; data: number[]; labels: string[]; days: number[] };
 
 /** The legacy answer of a stickiness request: its series, and the filter it was read into. */

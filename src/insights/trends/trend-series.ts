@@ -7,7 +7,7 @@ import { entityToJson, filterToJson, type JsonObject } from './filter-echo.js';
 import { PersonsUrls, pythonIsoformat } from './persons-urls.js';
 import type { SeriesRow } from './series-query.js';
 
-/** Builds the legacy series items of trends.md §8 from aggregated rows. */
+/** Builds the series items of PostHog's legacy trends answer (`/insights/trend/`) from aggregated rows. */
 
 export const OTHER_LABEL = 'Other (i.e. all remaining values)';
 export const NULL_LABEL = 'None (i.e. no value)';
