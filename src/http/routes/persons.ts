@@ -11,6 +11,7 @@ import { readPersonListFilter } from '../../persons/person-list-filter.js';
 import { readDeleteEvents, readPropertiesPatch, readPropertyUpdate, readSplitRequest, readUnsetKey } from '../../persons/person-write-input.js';
 import type { Actor } from '../../persons/person-write-service.js';
 import { responseFormat, sendCsv } from '../flat-csv.js';
+import { PersonCohorts } from '../schemas/cohort-schemas.js';
 import { numberedEnvelope, readNumberedPage } from '../page-number-pagination.js';
 import { envelope, readPage } from '../pagination.js';
 import { requireProject } from '../request-context.js';
@@ -23,7 +24,6 @@ import {
   DeletionStatusQuery,
   FormatQuery,
   Person,
-  PersonCohorts,
   PersonCohortsQuery,
   PersonList,
   PersonListQuery,

@@ -37,6 +37,9 @@ export const CohortRecord = Type.Object(
 
 export const CohortList = pageEnvelope(CohortRecord);
 
+/** The cohorts a person belongs to, as `GET /persons/cohorts/` lists them. */
+export const PersonCohorts = Type.Object({ results: Type.Array(CohortRecord) });
+
 export const CohortMembers = pageEnvelope(Person);
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { AnyObject, Nullable, UserBasic } from '../routes/saved-insights.js';
+import { AnyObject, Nullable } from '../routes/saved-insights.js';
 import { pageEnvelope, pageQueryFields } from './pagination-schemas.js';
 
 /**
@@ -167,30 +167,6 @@ export const ActivityPage = Type.Object({
 export const PropertyValues = Type.Array(Type.Object({ name: Type.String({ description: 'Numbers, booleans and JSON as text' }), count: Type.Integer() }), {
   description: 'The 20 commonest values, most persons first',
 });
-
-const Cohort = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Nullable(Type.String()),
-    description: Type.String(),
-    groups: Type.Array(Type.Unknown()),
-    deleted: Type.Boolean(),
-    filters: AnyObject,
-    query: Type.Unknown(),
-    is_calculating: Type.Boolean(),
-    created_by: UserBasic,
-    created_at: Type.String({ format: 'date-time' }),
-    last_calculation: Type.String({ format: 'date-time' }),
-    errors_calculating: Type.Integer(),
-    count: Nullable(Type.Integer()),
-    is_static: Type.Boolean(),
-    cohort_type: Type.String(),
-    experiment_set: Type.Array(Type.Unknown()),
-  },
-  { additionalProperties: true },
-);
-
-export const PersonCohorts = Type.Object({ results: Type.Array(Cohort) });
 
 export const PropertiesTimeline = Type.Object({
   points: Type.Array(
