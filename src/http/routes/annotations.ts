@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { envelope, readPage } from '../pagination.js';
 import { requireProject } from '../request-context.js';
 import { itemId } from './item-id.js';
-import { Nullable, UserBasic } from './saved-insights.js';
+import { Nullable, UserBasic } from '../schemas/common-schemas.js';
 
 const ListParams = Type.Object({ project_id: Type.String() });
 const ItemParams = Type.Object({ project_id: Type.String(), id: Type.String() });

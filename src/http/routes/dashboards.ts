@@ -6,7 +6,8 @@ import { refreshRequested } from '../../saved-insights/insight-results.js';
 import { envelope, readPage } from '../pagination.js';
 import { requireProject } from '../request-context.js';
 import { itemId } from './item-id.js';
-import { AnyObject, InsightRecord, Nullable, UserBasic } from './saved-insights.js';
+import { AnyObject, Nullable, UserBasic } from '../schemas/common-schemas.js';
+import { InsightRecord } from './saved-insights.js';
 
 const ListParams = Type.Object({ project_id: Type.String() });
 const ItemParams = Type.Object({ project_id: Type.String(), id: Type.String() });

@@ -1,30 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { refreshRequested } from '../../saved-insights/insight-results.js';
 import { INSIGHT_ORDER_COLUMNS, parseInsightListQuery } from '../../saved-insights/saved-insight-list-query.js';
 import { serializeInsight } from '../../saved-insights/saved-insight-serializer.js';
 import { envelope, readPage } from '../pagination.js';
 import { requireProject } from '../request-context.js';
-
-/**
- * `schema` or null, as OpenAPI 3.0's `nullable`: a union with null would let request validation
- * coerce a null it receives into the other type's empty value (`""`, `0`).
- */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
-export const AnyObject = Type.Object({}, { additionalProperties: true });
-
-export const UserBasic = Nullable(
-  Type.Object({
-    id: Type.Integer(),
-    uuid: Type.String(),
-    distinct_id: Type.String(),
-    first_name: Type.String(),
-    last_name: Type.String(),
-    email: Type.String(),
-    is_email_verified: Nullable(Type.Boolean()),
-  }),
-);
+import { AnyObject, Nullable, UserBasic } from '../schemas/common-schemas.js';
 
 const REFRESH_DESCRIPTION =
   'true, blocking, force_blocking, async, force_async or lazy_async compute the result now (synchronously, whatever the mode); ' +

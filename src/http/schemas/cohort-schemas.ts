@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, UserBasic } from '../routes/saved-insights.js';
+import { Nullable, UserBasic } from './common-schemas.js';
 import { pageEnvelope, pageQueryFields } from './pagination-schemas.js';
 import { Person } from './person-schemas.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable } from '../routes/saved-insights.js';
+import { Nullable } from './common-schemas.js';
 import { pageEnvelope, pageQueryFields } from './pagination-schemas.js';
 
 export const EventDefinitionListParams = Type.Object({ project_id: Type.String() });

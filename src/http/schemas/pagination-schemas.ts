@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { Nullable } from '../routes/saved-insights.js';
+import { Nullable } from './common-schemas.js';
 
 /**
  * `limit`/`offset` as the query string carries them: text, judged by readPage so that a bad value

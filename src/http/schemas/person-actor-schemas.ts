@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { Nullable } from '../routes/saved-insights.js';
+import { Nullable } from './common-schemas.js';
 import { Person } from './person-schemas.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { AnyObject, Nullable } from '../routes/saved-insights.js';
+import { AnyObject, Nullable } from './common-schemas.js';
 import { pageEnvelope, pageQueryFields } from './pagination-schemas.js';
 
 /**

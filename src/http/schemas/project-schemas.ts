@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AnyObject, Nullable } from '../routes/saved-insights.js';
+import { AnyObject, Nullable } from './common-schemas.js';
 import { pageEnvelope, pageQueryFields } from './pagination-schemas.js';
 
 export const ProjectParams = Type.Object({ project_id: Type.String({ description: 'The project id, or @current' }) });
