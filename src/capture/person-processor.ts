@@ -1,5 +1,5 @@
 import { MAX_PERSON_PROPERTIES_LENGTH, personUuidFor } from '../persons/person.js';
-import { isIdenticalJson } from '../util/json-equal.js';
+import { isIdenticalJson } from '../util/json.js';
 import { isoWithMicros } from '../util/iso-time.js';
 import { mergeProperties, setProperty } from '../util/merge-properties.js';
 import { isIllegalMergeId, MAX_DISTINCT_ID_LENGTH, truncateCodePoints } from './distinct-id-rules.js';
