@@ -1,4 +1,4 @@
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { personUuidFor, personUuidFromName, type PersonRecord } from '../persons/person.js';
 import type { PersonRepository } from '../persons/person-repository.js';
@@ -200,12 +200,12 @@ export class PersonBatch {
   }
 
   /** Writes every change of the batch and returns the replica changes, in the caller's transaction. */
-  async write(db: CatalogDb): Promise<OutboxEntry[]> {
+  async write(trx: CatalogTransaction): Promise<OutboxEntry[]> {
     const outbox: OutboxEntry[] = [];
     for (const person of this.touched) person.propertiesJson ??= JSON.stringify(person.properties);
     const created = [...this.touched].filter((person) => person.id === null);
     if (created.length > 0) {
-      const ids = await this.persons.insertPersons(db, created);
+      const ids = await this.persons.insertPersons(trx, created);
       for (const person of created) {
         person.id = ids.get(person.uuid)!;
         person.dirty = false;
@@ -214,18 +214,18 @@ export class PersonBatch {
     const updated = [...this.touched].filter((person) => person.dirty);
     for (const person of updated) person.version += 1;
     await this.persons.updatePersons(
-      db,
+      trx,
       updated.map((person) => ({ ...person, id: person.id! })),
     );
     await this.persons.deletePersons(
-      db,
+      trx,
       this.mergedAway.map((person) => person.id!),
     );
     for (const person of this.mergedAway) outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
     // A link that is not moved belongs to a person that survives the batch.
     const links = this.links.filter((link) => !link.moved);
     await this.persons.insertDistinctIds(
-      db,
+      trx,
       links.map((link) => ({ teamId: this.teamId, distinctId: link.distinctId, personId: link.person.id! })),
     );
     for (const person of this.touched) outbox.push(personReplicaEntry({ ...person, id: person.id! }));
