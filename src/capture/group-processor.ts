@@ -41,9 +41,10 @@ function fitsGroupColumn(text: string): boolean {
 }
 
 /**
- * Groups for a batch of events: `$groups` becomes `$group_N` properties and columns, and
- * `$groupidentify` upserts the group with its `$group_set`, as PostHog's group processing does. Groups
- * are read when first seen and changed in memory; `write` stores them in the caller's transaction.
+ * Groups for a batch of events, as PostHog's group processing does it: `$groups` becomes
+ * `$group_N` properties and columns, and `$groupidentify` upserts the group with its
+ * `$group_set`. Groups are read when first seen and changed in memory; `write` stores them in
+ * the caller's transaction.
  */
 export class GroupProcessor {
   private readonly groups = new Map<string, Group>();
