@@ -7,6 +7,7 @@ import { MAX_MATERIALIZED_PERSON_PROPERTIES, MaterializedPersonProperties, mater
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import type { Warehouse } from '../../src/storage/warehouse/warehouse.js';
+import { personRowFixture } from '../support/person-rows.js';
 import { tempDataDir } from '../support/tally.js';
 
 const directory = tempDataDir('tally-pmat-');
@@ -14,19 +15,6 @@ after(() => fs.rmSync(directory, { recursive: true, force: true }));
 
 const KEY = `plan "it's" ü`;
 const VALUES: unknown[] = ['pro', 'with "quotes"', 'ü-ñ', 1.5, 10, -0.25, true, false, null, { nested: [1, 'a'] }, ['x', 2], ''];
-
-function personRow(personId: number, properties: Record<string, unknown>) {
-  return {
-    id: `0190a3f2-0000-7000-8000-${String(personId).padStart(12, '0')}`,
-    team_id: 1,
-    person_id: personId,
-    properties: JSON.stringify(properties),
-    is_identified: 0,
-    created_at: '2024-01-01 00:00:00.000000',
-    version: personId,
-    is_deleted: 0,
-  };
-}
 
 /** Each row's column next to what the compiler reads from the JSON. */
 async function columnAgainstJson(warehouse: ChdbWarehouse, column: string) {
@@ -48,8 +36,8 @@ test("a materialized column holds exactly the compiler's raw value, for persons 
   const warehouse = new ChdbWarehouse(directory);
   try {
     await migrateWarehouse(warehouse);
-    const before = VALUES.map((value, index) => personRow(index + 1, { [KEY]: value, other: 1 }));
-    await warehouse.insert('persons', [...before, personRow(100, { other: 'no key' })]);
+    const before = VALUES.map((value, index) => personRowFixture(index + 1, { [KEY]: value, other: 1 }));
+    await warehouse.insert('persons', [...before, personRowFixture(100, { other: 'no key' })]);
 
     const failures: unknown[] = [];
     const materialized = new MaterializedPersonProperties(warehouse, (error) => failures.push(error));
@@ -58,7 +46,7 @@ test("a materialized column holds exactly the compiler's raw value, for persons 
     assert.equal(column, materializedColumnName(KEY));
     assert.deepEqual([...columns.keys()], [KEY]);
 
-    const after = VALUES.map((value, index) => personRow(200 + index, { [KEY]: value }));
+    const after = VALUES.map((value, index) => personRowFixture(200 + index, { [KEY]: value }));
     await warehouse.insert('persons', after);
     const rows = await columnAgainstJson(warehouse, column);
     assert.equal(rows.length, VALUES.length * 2 + 1);

@@ -4,10 +4,29 @@ import type { RawInput } from '../filter-model.js';
 import type { SqlParams } from '../../query/sql-params.js';
 import { safeInteger } from '../../util/safe-integer.js';
 
+/**
+ * What an actors list can be ordered by: the actor id as text, the person's creation time or
+ * integer id, a person property (read from its materialized column when `column` names one, else
+ * from the properties JSON), or a per-actor value the source computes, by the source's name for it.
+ */
+export type ActorSortKey =
+  | { kind: 'actor' }
+  | { kind: 'created_at' }
+  | { kind: 'person_number' }
+  | { kind: 'property'; key: string; column: string | null }
+  | { kind: 'value'; name: string };
+
+export interface ActorSortItem {
+  key: ActorSortKey;
+  descending: boolean;
+}
+
 /** Which slice of an actor list a request asks for. */
 export interface ActorPage {
   limit: number;
   offset: number;
+  /** An order over the source's own (an ActorsQuery's `orderBy`): actors that tie keep the source's order. Absent: the source's order. */
+  order?: readonly ActorSortItem[];
 }
 
 /** PostHog's actors default; larger pages are clamped to 1,000 so one request cannot hydrate the whole project. */

@@ -3,7 +3,8 @@ import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { formatDay, truncate, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
-import { limitClause, type ActorPage } from '../actors/actor-page.js';
+import type { ActorPage } from '../actors/actor-page.js';
+import { actorPageSql, NEWEST_PERSON_FIRST } from '../actors/actor-page-sql.js';
 import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import type { SeriesEntity } from '../filter-model.js';
 import { UnknownAction, type InsightResolvers, type SeriesDefinition } from '../trends/series-scope.js';
@@ -88,7 +89,7 @@ export class LifecycleRunner {
     return projectDateRange(this.warehouse, project, dates, projectClock(project, now));
   }
 
-  /** The UUIDs of one data point's persons: created last first, then the highest id first. */
+  /** The UUIDs of one data point's persons: created last first, then the highest id first (or in the page's order, ties in that one). */
   async actorIds(target: LifecycleTarget, point: LifecyclePoint, page: ActorPage): Promise<string[]> {
     const { project, filter } = target;
     const clock = projectClock(project, target.now);
@@ -111,11 +112,9 @@ export class LifecycleRunner {
       if (error instanceof UnknownAction) return [];
       throw error;
     }
-    const status = rows.params.add(point.status, 'String');
+    const inStatus = `SELECT actor, person_id, created_at FROM (${rows.sql}) WHERE status = ${rows.params.add(point.status, 'String')}`;
     const found = await this.warehouse.query<{ actor_id: string }>(
-      `SELECT toString(actor) AS actor_id FROM (${rows.sql}) WHERE status = ${status}
-ORDER BY created_at DESC, person_id DESC
-${limitClause(page, rows.params)}`,
+      actorPageSql({ sql: inStatus, persons: 'carried', order: NEWEST_PERSON_FIRST }, page, rows.params),
       rows.params.all,
     );
     return found.map((row) => row.actor_id);

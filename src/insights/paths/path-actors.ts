@@ -1,6 +1,6 @@
-import { CURRENT_PERSONS } from '../../storage/warehouse/replicas.js';
 import type { SqlParams } from '../../query/sql-params.js';
-import { limitClause, type ActorPage } from '../actors/actor-page.js';
+import type { ActorPage } from '../actors/actor-page.js';
+import { actorPageSql, NEWEST_PERSON_FIRST_THEN_ID } from '../actors/actor-page-sql.js';
 import type { PathNode, PathFilter } from './path-filter.js';
 import type { PathSessions } from './path-session-sql.js';
 
@@ -23,14 +23,12 @@ function keyCondition(filter: PathFilter, params: SqlParams): string {
 
 /**
  * The persons of a paths node or edge, from the session paths the edges count: a person is in
- * when any of their session paths has it. Newest person first (created_at, then id).
+ * when any of their session paths has it. Newest person first (created_at, then id), or in the
+ * page's order, ties in that one.
  */
 export function pathActorsSql(sessions: PathSessions, filter: PathFilter, page: ActorPage): { sql: string; params: Record<string, unknown> } {
   const { params } = sessions.scope;
-  const sql = `SELECT toString(selected.actor) AS actor_id
-FROM (SELECT DISTINCT actor FROM (${sessions.sql}) WHERE ${keyCondition(filter, params)}) AS selected
-LEFT JOIN (SELECT id, person_id, created_at FROM (${CURRENT_PERSONS})) AS person ON person.id = selected.actor
-ORDER BY person.created_at DESC, person.person_id DESC, actor_id
-${limitClause(page, params)}`;
+  const selected = `SELECT DISTINCT actor FROM (${sessions.sql}) WHERE ${keyCondition(filter, params)}`;
+  const sql = actorPageSql({ sql: selected, persons: 'joined', order: NEWEST_PERSON_FIRST_THEN_ID }, page, params);
   return { sql, params: params.all };
 }

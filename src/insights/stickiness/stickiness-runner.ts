@@ -1,10 +1,10 @@
 import type { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
-import { CURRENT_PERSONS } from '../../storage/warehouse/replicas.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { DateRangeInput, Interval, QueryDateRange } from '../../query/date-range.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
-import { limitClause, type ActorPage } from '../actors/actor-page.js';
+import type { ActorPage } from '../actors/actor-page.js';
+import { actorPageSql, NEWEST_PERSON_FIRST } from '../actors/actor-page-sql.js';
 import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import type { SeriesEntity } from '../filter-model.js';
 import { projectDateRange } from '../lifecycle/project-date-range.js';
@@ -103,7 +103,10 @@ export class StickinessRunner {
     return projectDateRange(this.warehouse, project, dates, projectClock(project, now));
   }
 
-  /** The UUIDs of the persons of `entity` active in exactly `intervals` intervals: created last first, then the highest id first. */
+  /**
+   * The UUIDs of the persons of `entity` active in exactly `intervals` intervals: created last
+   * first, then the highest id first (or in the page's order, ties in that one).
+   */
   async actorIds(target: StickinessTarget, entity: SeriesEntity, intervals: number, page: ActorPage): Promise<string[]> {
     const { project, filter } = target;
     const range = await projectDateRange(this.warehouse, project, filter.dates, projectClock(project, target.now));
@@ -114,14 +117,11 @@ export class StickinessRunner {
       if (error instanceof UnknownAction) return [];
       throw error;
     }
-    const k = rows.params.add(intervals, 'UInt64');
+    const { params } = rows;
+    const pointActors = `SELECT actor FROM (${rows.sql}) WHERE intervals = ${params.add(intervals, 'UInt64')}`;
     const found = await this.warehouse.query<{ actor_id: string }>(
-      `SELECT toString(point.actor) AS actor_id
-FROM (SELECT actor FROM (${rows.sql}) WHERE intervals = ${k}) AS point
-LEFT JOIN (SELECT id, person_id, created_at FROM (${CURRENT_PERSONS})) AS person ON person.id = point.actor
-ORDER BY person.created_at DESC, person.person_id DESC
-${limitClause(page, rows.params)}`,
-      rows.params.all,
+      actorPageSql({ sql: pointActors, persons: 'joined', order: NEWEST_PERSON_FIRST }, page, params),
+      params.all,
     );
     return found.map((row) => row.actor_id);
   }

@@ -1,6 +1,5 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
-import { CURRENT_PERSONS } from '../../storage/warehouse/replicas.js';
 import {
   activeUsersAggregateStart,
   activeUsersWindow,
@@ -13,7 +12,8 @@ import {
 } from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, isTimeSeries, type Breakdown, type InsightFilter } from '../filter-model.js';
 import { rawPropertyValue } from '../../query/property-filters.js';
-import { limitClause, type ActorPage } from '../actors/actor-page.js';
+import type { ActorPage } from '../actors/actor-page.js';
+import { actorPageSql, NEWEST_PERSON_FIRST, type ActorRows } from '../actors/actor-page-sql.js';
 import { analysisWindow } from '../actors/analysis-inputs.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER } from './breakdown.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
@@ -107,10 +107,14 @@ async function dataPointScope(query: TrendActorsQuery): Promise<{ scope: SeriesS
   return { scope, conditions: [`e.timestamp > ${scope.params.add(toWarehouseTime(window.after), "DateTime64(6, 'UTC')")}`] };
 }
 
+/** What a trend data point knows per actor, for an order to name. */
+const TREND_ACTOR_VALUES = { value: 'actors.value', distinct_ids: 'actors.distinct_ids' };
+
 /**
  * The persons behind one trend data point with their value at it (`value`: the person's event
  * count, or the series' property math over the person's events) and the distinct ids their
- * counted events carry, highest value first, then the person created last, then the highest id.
+ * counted events carry, highest value first, then the person created last, then the highest id
+ * (or in the page's order, ties in that one).
  */
 export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: string; params: Record<string, unknown> }> {
   const { series, breakdown } = query;
@@ -124,10 +128,13 @@ export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: st
     math.kind === 'property'
       ? `${aggregateFunction(math.fn)}(toFloat64OrNull(${rawPropertyValue(scope.source.eventProperties, math.property, scope.params)}))`
       : 'count()';
-  const sql = `SELECT toString(point.actor) AS actor_id, point.value AS value, point.distinct_ids AS distinct_ids
-FROM (SELECT ${scope.source.personId} AS actor, ${value} AS value, arraySort(groupUniqArray(e.distinct_id)) AS distinct_ids ${scope.fromWhere(conditions)} GROUP BY actor) AS point
-LEFT JOIN (SELECT id, person_id, created_at FROM (${CURRENT_PERSONS})) AS person ON person.id = point.actor
-ORDER BY point.value DESC, person.created_at DESC, person.person_id DESC
-${limitClause(query.page, scope.params)}`;
+  const rows: ActorRows = {
+    sql: `SELECT ${scope.source.personId} AS actor, ${value} AS value, arraySort(groupUniqArray(e.distinct_id)) AS distinct_ids ${scope.fromWhere(conditions)} GROUP BY actor`,
+    persons: 'joined',
+    values: TREND_ACTOR_VALUES,
+    select: ['value', 'distinct_ids'],
+    order: [{ key: { kind: 'value', name: 'value' }, descending: true }, ...NEWEST_PERSON_FIRST],
+  };
+  const sql = actorPageSql(rows, query.page, scope.params);
   return { sql, params: scope.params.all };
 }

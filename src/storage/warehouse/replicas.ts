@@ -14,11 +14,19 @@ export const CURRENT_DISTINCT_IDS = `
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0`;
 
-/** The live persons of the project with their latest properties. */
-export const CURRENT_PERSONS = `
-  SELECT id, person_id, properties, is_identified, created_at
+/**
+ * The live persons of the project with only these columns: a query that reads a few properties
+ * selects their materialized columns (which `SELECT *` leaves out) instead of the whole JSON.
+ */
+export function currentPersonColumns(columns: readonly string[]): string {
+  return `
+  SELECT ${columns.join(', ')}
   FROM persons FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0`;
+}
+
+/** The live persons of the project with their latest properties. */
+export const CURRENT_PERSONS = currentPersonColumns(['id', 'person_id', 'properties', 'is_identified', 'created_at']);
 
 /** The groups of the project with their latest properties. */
 export const CURRENT_GROUPS = `
