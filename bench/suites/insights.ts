@@ -75,13 +75,13 @@ function funnelAttempts(extraEvent = '', extraPerson = ''): string {
   FROM (
     SELECT actor, ts, starts, p2, arrayMap(a -> if(a > 0, next3[a], 0), p2) AS p3,
       arrayMap((i, a, b) -> toUInt8(1 + (a > 0 AND ts[a] - ts[i] <= ${WINDOW_MICROS}) + (b > 0 AND ts[b] - ts[i] <= ${WINDOW_MICROS})), starts, p2, p3) AS n
-      ${extraPerson ? ', bucket' : ''}
+      ${extraPerson ? ', bucket, seen' : ''}
     FROM (
       SELECT actor, arraySort(groupArray((at, step))) AS timeline, arrayMap(x -> x.1, timeline) AS ts, arrayMap(x -> x.2, timeline) AS st,
         arrayReverseFill(p -> p > 0, arrayMap((s, i) -> if(s = 2, i, 0), st, arrayEnumerate(st))) AS next2,
         arrayReverseFill(p -> p > 0, arrayMap((s, i) -> if(s = 3, i, 0), st, arrayEnumerate(st))) AS next3,
         arrayFilter(i -> st[i] = 1, arrayEnumerate(st)) AS starts, arrayMap(i -> next2[i], starts) AS p2
-        ${extraEvent ? ", argMinIf(browser, at, browser != '') AS bucket" : ''}
+        ${extraEvent ? ", argMinIf(browser, at, browser != '') AS bucket, groupArray(browser) AS seen" : ''}
       FROM (
         SELECT ${PERSON} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at,
           multiIf(e.event = ${first}, 1, e.event = ${second}, 2, 3) AS step${extraEvent}
@@ -89,7 +89,7 @@ function funnelAttempts(extraEvent = '', extraPerson = ''): string {
         WHERE ${IN_RANGE} AND e.event IN (${first}, ${second}, ${third})
       )
       GROUP BY actor
-      HAVING countIf(step = 1) > 0
+      ${extraEvent ? '' : 'HAVING countIf(step = 1) > 0'}
     )
   )`;
 }
@@ -101,10 +101,10 @@ function funnelAttempts(extraEvent = '', extraPerson = ''): string {
 function funnelPersons(breakdown: boolean): string {
   const best = (times: string, step: number, fn: string) =>
     `if(reached >= ${step}, arrayReduce('${fn}', arrayFilter((t, k) -> k = reached, ${times}, n)), NULL)`;
-  return `SELECT reached, ${breakdown ? 'bucket' : "'' AS bucket"},
+  return `SELECT reached, ${breakdown ? 'bucket, seen' : "'' AS bucket"},
     ${best('t12', 2, 'avg')} AS avg12, ${best('t23', 3, 'avg')} AS avg23,
     ${best('t12', 2, 'median')} AS median12, ${best('t23', 3, 'median')} AS median23
-  FROM (${funnelAttempts(breakdown ? `, JSONExtractString(e.properties, '$browser') AS browser` : '', breakdown ? ', bucket' : '')})`;
+  FROM (${funnelAttempts(breakdown ? `, JSONExtractString(e.properties, '$browser') AS browser` : '', breakdown ? ', bucket, seen' : '')})`;
 }
 
 interface StepNumbers {
@@ -113,11 +113,35 @@ interface StepNumbers {
   medians: Array<number | null>;
 }
 
-function funnelStepsSql(breakdown: boolean): string {
+function funnelStepsSql(): string {
   return `SELECT bucket, countIf(reached >= 1) AS c1, countIf(reached >= 2) AS c2, countIf(reached >= 3) AS c3,
     avgIf(avg12, reached >= 2) AS a2, avgIf(avg23, reached >= 3) AS a3, medianIf(median12, reached >= 2) AS m2, medianIf(median23, reached >= 3) AS m3
-  FROM (${funnelPersons(breakdown)})
+  FROM (${funnelPersons(false)})
   GROUP BY bucket`;
+}
+
+/**
+ * The steps by $browser as legacy funnels break them down: each person in the bucket of their
+ * first non-empty browser, and the 25 browsers with the most step events (of anyone, ties: the
+ * greater value first) kept, any other merged into `Other`. Aggregated per browser with
+ * partial states, ranked from each browser row's event counts, then merged per kept bucket.
+ */
+function funnelStepsByBrowserSql(): string {
+  const distinct = 'arrayDistinct(seen)';
+  const byBrowser = `SELECT bucket, countIf(reached >= 1) AS c1, countIf(reached >= 2) AS c2, countIf(reached >= 3) AS c3,
+      avgIfState(avg12, reached >= 2) AS a2, avgIfState(avg23, reached >= 3) AS a3,
+      medianIfState(median12, reached >= 2) AS m2, medianIfState(median23, reached >= 3) AS m3,
+      sumMap(${distinct}, arrayMap(v -> toUInt64(countEqual(seen, v)), ${distinct})) AS seen_counts
+    FROM (${funnelPersons(true)})
+    GROUP BY bucket`;
+  const ranked = `SELECT *, arrayReduce('sumMap', groupArray(seen_counts.1) OVER (), groupArray(seen_counts.2) OVER ()) AS totals,
+      arraySlice(arrayMap(x -> x.1, arrayReverseSort(x -> (x.2, x.1), arrayZip(totals.1, totals.2))), 1, 25) AS top
+    FROM (${byBrowser})`;
+  return `SELECT if(has(top, bucket), bucket, 'Other') AS kept, sum(c1) AS c1, sum(c2) AS c2, sum(c3) AS c3,
+    avgIfMerge(a2) AS a2, avgIfMerge(a3) AS a3, medianIfMerge(m2) AS m2, medianIfMerge(m3) AS m3
+  FROM (${ranked})
+  GROUP BY kept
+  HAVING c1 > 0`;
 }
 
 const nullable = (value: unknown) => (value === null || value === undefined || (typeof value === 'number' && Number.isNaN(value)) ? null : Number(value));
@@ -311,7 +335,7 @@ export function insightCases(dates: Dates): InsightCase[] {
       body: funnel,
       fromApi: (result) => ({ '': apiStepNumbers(result) }),
       raw: async (warehouse) => {
-        const rows = await query<Record<string, unknown>>(warehouse, funnelStepsSql(false), range30);
+        const rows = await query<Record<string, unknown>>(warehouse, funnelStepsSql(), range30);
         return Object.fromEntries(rows.map((row) => [String(row.bucket), stepRowNumbers(row)]));
       },
     },
@@ -321,8 +345,8 @@ export function insightCases(dates: Dates): InsightCase[] {
       body: { ...funnel, breakdown: '$browser', breakdown_type: 'event' },
       fromApi: (result) => Object.fromEntries(result.map((series: any[]) => [series[0].breakdown_value[0], apiStepNumbers(series)])),
       raw: async (warehouse) => {
-        const rows = await query<Record<string, unknown>>(warehouse, funnelStepsSql(true), range30);
-        return Object.fromEntries(rows.map((row) => [String(row.bucket), stepRowNumbers(row)]));
+        const rows = await query<Record<string, unknown>>(warehouse, funnelStepsByBrowserSql(), range30);
+        return Object.fromEntries(rows.map((row) => [String(row.kept), stepRowNumbers(row)]));
       },
     },
     {
