@@ -174,8 +174,3 @@ export function orderRows(rows: readonly ActorRow[], order: readonly ActorOrder[
     return 0;
   });
 }
-
-/** Persons newest first, then the highest integer id: the order of every actors list without a value of its own. */
-export function newestFirst(rows: readonly ActorRow[]): ActorRow[] {
-  return [...rows].sort((a, b) => Date.parse(b.person.created_at) - Date.parse(a.person.created_at) || b.person.id - a.person.id);
-}

@@ -7,7 +7,7 @@ import type { ActorList } from '../actors/actor-list.js';
 import type { ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import type { AnalysisActors } from '../actors/analysis-actors.js';
-import { columnTypes, columnValue, isNewestFirst, newestFirst, orderRows, type ActorRow } from './actors-columns.js';
+import { columnTypes, columnValue, isNewestFirst, orderRows, type ActorRow } from './actors-columns.js';
 import type { ActorsQueryPlan } from './actors-query.js';
 import { listsNewestFirst, type ActorsSource } from './actors-sources.js';
 import { funnelErrorInQuery } from './funnels-query.js';
@@ -108,8 +108,10 @@ async function sourcePage(services: ActorsQueryServices, project: Project, plan:
       }
       case 'lifecycle':
         return fromList(await actors.lifecycle.pointActors(project, source.filter, { at: source.at, status: source.status }, page, extra, now));
-      case 'stickiness':
-        return await stickinessPage(actors, project, source, page, extra, now);
+      case 'stickiness': {
+        const point = { intervals: source.day, operator: source.operator };
+        return fromList(await actors.stickiness.pointActors(project, source.filter, source.entity, point, page, extra, now));
+      }
       case 'retention': {
         const list = await actors.retention.rowActors(project, source.filter, source.selection, page, extra);
         const rows = list.result.map(({ person, appearances }) => ({
@@ -136,29 +138,6 @@ async function sourcePage(services: ActorsQueryServices, project: Project, plan:
   } catch (error) {
     throw errorInSource(error, source);
   }
-}
-
-/** Stickiness `operator`: the actors of several interval counts, merged newest person first as each count lists them. */
-async function stickinessPage(
-  actors: AnalysisActors,
-  project: Project,
-  source: Extract<ActorsSource, { kind: 'stickiness' }>,
-  page: ActorPage,
-  extra: PropertyGroup,
-  now: DateTime,
-): Promise<SourcePage> {
-  const { filter, entity, day, operator } = source;
-  if (operator === 'exact') return fromList(await actors.stickiness.pointActors(project, filter, entity, day, page, extra, now));
-  const last = await actors.stickiness.lastInterval(project, filter, now);
-  const [first, final] = operator === 'gte' ? [day, last] : [1, Math.min(day, last)];
-  const rows: ActorRow[] = [];
-  let missing = 0;
-  for (let intervals = first; intervals <= final; intervals++) {
-    const list = await actors.stickiness.pointActors(project, filter, entity, intervals, EVERY_ACTOR, extra, now);
-    rows.push(...list.people.map((person) => ({ person, values: {} })));
-    missing += list.missingPersons;
-  }
-  return pageOf(newestFirst(rows), page, missing);
 }
 
 /** No source: the project's persons, as the persons list finds them (newest first). */

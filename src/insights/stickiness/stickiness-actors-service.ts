@@ -11,7 +11,7 @@ import { requiredInteger } from '../actors/required-params.js';
 import type { RawInput, SeriesEntity } from '../filter-model.js';
 import { requireTargetEntity } from '../trends/trend-actors-entity.js';
 import { stickinessFilter, type StickinessFilter } from './stickiness-filter.js';
-import { stickinessIntervals, type StickinessRunner } from './stickiness-runner.js';
+import type { StickinessPoint, StickinessRunner } from './stickiness-runner.js';
 
 /** `/persons/stickiness`: the persons of one stickiness data point (active in exactly N intervals), as the insight counts them. */
 export class StickinessActorsService {
@@ -25,25 +25,20 @@ export class StickinessActorsService {
     if (intervals < 1) throw new ValidationError('stickiness_days', 'stickiness_days must be at least 1.');
     const source = parseAnalysisFilter(input);
     const entity = requireTargetEntity(source, input);
-    return this.pointActors(project, stickinessFilter(source), entity, intervals, readActorPage(input), withSearch(combineAnd(), input));
+    return this.pointActors(project, stickinessFilter(source), entity, { intervals, operator: 'exact' }, readActorPage(input), withSearch(combineAnd(), input));
   }
 
-  /** The persons of `entity` active in exactly `intervals` intervals; `extra` filters them further (a search). */
+  /** The persons of one data point of `entity` (see StickinessPoint); `extra` filters them further (a search). */
   async pointActors(
     project: Project,
     filter: StickinessFilter,
     entity: SeriesEntity,
-    intervals: number,
+    point: StickinessPoint,
     page: ActorPage,
     extra: PropertyGroup,
     now?: DateTime,
   ): Promise<ActorList> {
-    const ids = await this.runner.actorIds({ project, filter: { ...filter, series: [entity] }, extraProperties: extra, now }, entity, intervals, page);
+    const ids = await this.runner.actorIds({ project, filter: { ...filter, series: [entity] }, extraProperties: extra, now }, entity, point, page);
     return hydrateActors(this.hydrator, project, ids, page);
-  }
-
-  /** How many intervals the filter's range has room for: its last data point. */
-  async lastInterval(project: Project, filter: StickinessFilter, now?: DateTime): Promise<number> {
-    return Math.max(stickinessIntervals(await this.runner.dateRange(project, filter.dates, now)), 0);
   }
 }

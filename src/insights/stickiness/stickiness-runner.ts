@@ -10,7 +10,7 @@ import type { SeriesEntity } from '../filter-model.js';
 import { projectDateRange } from '../lifecycle/project-date-range.js';
 import { UnknownAction, type InsightResolvers, type SeriesDefinition } from '../trends/series-scope.js';
 import { stickinessActorRows, type StickinessRows } from './stickiness-actor-rows.js';
-import type { StickinessFilter } from './stickiness-filter.js';
+import type { StickinessFilter, StickinessOperator } from './stickiness-filter.js';
 
 /** One series of a stickiness: how many persons did its event in exactly k intervals. */
 export interface StickinessSeries {
@@ -63,6 +63,27 @@ export function stickinessIntervals(range: Pick<QueryDateRange, 'from' | 'to' | 
 }
 
 /**
+ * One data point's actors: those active in exactly `intervals` intervals, or (as cumulative
+ * stickiness counts them) in that many or more, or in at most that many.
+ */
+export interface StickinessPoint {
+  intervals: number;
+  operator: StickinessOperator;
+}
+
+/** The least and most intervals of a data point's actors, the range having `last` data points: the data points the operator takes together. */
+function intervalBounds({ intervals, operator }: StickinessPoint, last: number): [number, number] {
+  switch (operator) {
+    case 'exact':
+      return [intervals, intervals];
+    case 'gte':
+      return [intervals, last];
+    case 'lte':
+      return [1, Math.min(intervals, last)];
+  }
+}
+
+/**
  * Runs legacy stickiness (insights.md §5): the per-actor rows of stickiness-actor-rows.ts,
  * counted per number of active intervals for the insight, or listed for one data point's actors
  * (newest person first), so a data point's count is always the number of its actors.
@@ -104,10 +125,11 @@ export class StickinessRunner {
   }
 
   /**
-   * The UUIDs of the persons of `entity` active in exactly `intervals` intervals: created last
-   * first, then the highest id first (or in the page's order, ties in that one).
+   * The UUIDs of the persons of one data point: created last first, then the highest id first (or
+   * in the page's order, ties in that one). One query whatever the operator, so a page of the
+   * actors of "N or more" intervals reads no more than a page.
    */
-  async actorIds(target: StickinessTarget, entity: SeriesEntity, intervals: number, page: ActorPage): Promise<string[]> {
+  async actorIds(target: StickinessTarget, entity: SeriesEntity, point: StickinessPoint, page: ActorPage): Promise<string[]> {
     const { project, filter } = target;
     const range = await projectDateRange(this.warehouse, project, filter.dates, projectClock(project, target.now));
     let rows: StickinessRows;
@@ -117,8 +139,9 @@ export class StickinessRunner {
       if (error instanceof UnknownAction) return [];
       throw error;
     }
+    const [least, most] = intervalBounds(point, Math.max(stickinessIntervals(range), 0));
     const { params } = rows;
-    const pointActors = `SELECT actor FROM (${rows.sql}) WHERE intervals = ${params.add(intervals, 'UInt64')}`;
+    const pointActors = `SELECT actor FROM (${rows.sql}) WHERE intervals BETWEEN ${params.add(least, 'UInt64')} AND ${params.add(most, 'UInt64')}`;
     const found = await this.warehouse.query<{ actor_id: string }>(
       actorPageSql({ sql: pointActors, persons: 'joined', order: NEWEST_PERSON_FIRST }, page, params),
       params.all,
