@@ -64,6 +64,44 @@ function cohortsOf(filter: RetentionFilter, start: string, breakdown: boolean): 
     : 'arrayMap(p -> ([toString(p)], p), groupUniqArrayIf(period_index, is_target AND in_range))';
 }
 
+/** The events of a retention query, one row each with what both per-actor forms fold. */
+interface RetentionEvents {
+  scope: EventScope;
+  /** The first-time form's cohort needs the key of the first target event; the recurring form the keys of all. */
+  key: string | null;
+  start: string;
+  /** The period index of a time, as the events' `period_index`. */
+  periodOf: (at: string) => string;
+  /** Columns actor, at, period_index, is_target, is_returning, in_range (and row_key with breakdowns). */
+  sql: string;
+}
+
+async function retentionEvents(query: RetentionActorQuery): Promise<RetentionEvents> {
+  const { filter } = query;
+  const scope = await EventScope.create({
+    teamId: query.teamId,
+    timezone: query.timezone,
+    // First-time retention reads every earlier target event, to know whose first one is in the window.
+    from: filter.firstTime ? null : filter.start,
+    to: filter.end,
+    properties: query.properties,
+    resolvers: query.resolvers,
+  });
+  const { params } = scope;
+  const target = await scope.entityCondition(filter.target, 'target_entity');
+  const returning = await scope.entityCondition(filter.returning, 'returning_entity');
+  const start = params.add(toWarehouseTime(filter.start), "DateTime64(6, 'UTC')");
+  const periodOf = (at: string) => `toInt64(${periodIndex(filter, start, at, query.weekStartDay)})`;
+  const { actor, condition } = actorOf(filter, scope);
+  const key = filter.breakdowns.length > 0 ? `[${filter.breakdowns.map((breakdown) => breakdownValue(breakdown, scope)).join(', ')}]` : null;
+  const conditions = [`((${target}) OR (${returning}))`, ...(condition ? [condition] : [])];
+  if (filter.firstTime) conditions.push(`(e.timestamp >= ${start} OR (${target}))`);
+  const sql = `SELECT ${actor} AS actor, e.timestamp AS at, ${periodOf('e.timestamp')} AS period_index, (${target}) AS is_target,
+        (${returning}) AS is_returning, e.timestamp >= ${start} AS in_range${key ? `, ${key} AS row_key` : ''}
+      ${scope.fromWhere(conditions)}`;
+  return { scope, key, start, periodOf, sql };
+}
+
 /**
  * THE per-actor SQL of retention, which the table counts and the actors endpoint lists, so a
  * data point's count is always its actors' count. One row per actor (a person, or a group with
@@ -79,38 +117,57 @@ function cohortsOf(filter: RetentionFilter, start: string, breakdown: boolean): 
  * with array functions in one GROUP BY, without joining the events to themselves.
  */
 export async function retentionActorRows(query: RetentionActorQuery): Promise<RetentionActorRows> {
-  const { filter } = query;
-  const scope = await EventScope.create({
-    teamId: query.teamId,
-    timezone: query.timezone,
-    // First-time retention reads every earlier target event, to know whose first one is in the window.
-    from: filter.firstTime ? null : filter.start,
-    to: filter.end,
-    properties: query.properties,
-    resolvers: query.resolvers,
-  });
-  const { params } = scope;
-  const target = await scope.entityCondition(filter.target, 'target_entity');
-  const returning = await scope.entityCondition(filter.returning, 'returning_entity');
-  const start = params.add(toWarehouseTime(filter.start), "DateTime64(6, 'UTC')");
-  const index = periodIndex(filter, start, 'e.timestamp', query.weekStartDay);
-  const { actor, condition } = actorOf(filter, scope);
-  const key = filter.breakdowns.length > 0 ? `[${filter.breakdowns.map((breakdown) => breakdownValue(breakdown, scope)).join(', ')}]` : null;
-  const cohorts = cohortsOf(filter, start, key !== null);
-  const conditions = [`((${target}) OR (${returning}))`, ...(condition ? [condition] : [])];
-  if (filter.firstTime) conditions.push(`(e.timestamp >= ${start} OR (${target}))`);
+  const { scope, key, start, sql: events } = await retentionEvents(query);
+  const cohorts = cohortsOf(query.filter, start, key !== null);
   const sql = `SELECT actor,
     arrayDistinct(arrayFlatten(arrayMap(c -> arrayMap(k -> (c.1, k),
       arrayConcat([toInt64(0)], arrayMap(r -> r - c.2, arrayFilter(r -> r > c.2, returns)))), cohorts))) AS entries
   FROM (
     SELECT actor, ${cohorts} AS cohorts, groupUniqArrayIf(period_index, is_returning AND in_range) AS returns
-    FROM (
-      SELECT ${actor} AS actor, e.timestamp AS at, toInt64(${index}) AS period_index, (${target}) AS is_target,
-        (${returning}) AS is_returning, e.timestamp >= ${start} AS in_range${key ? `, ${key} AS row_key` : ''}
-      ${scope.fromWhere(conditions)}
-    )
+    FROM (${events})
     GROUP BY actor
   )
   WHERE notEmpty(cohorts)`;
+  return { scope, sql };
+}
+
+/**
+ * Period indexes of the window run from 0 to `totalIntervals` (a week window starts on the week
+ * start before its first full week), so a table of up to this many intervals fits a UInt64 mask.
+ */
+export const MAX_MASK_INTERVALS = 62;
+
+/**
+ * The cohort table without breakdowns, for up to MAX_MASK_INTERVALS intervals: the same
+ * counts as the entries of retentionActorRows, from two bit masks per actor (the periods of
+ * their cohorts and of their returns) counted once per distinct pair of masks rather than once
+ * per actor. Cohort c counts at interval 0 the actors with bit c of their cohorts, and at
+ * interval k > 0 those that also have bit c + k of their returns. One row, `counts`, holding
+ * counts[c * totalIntervals + k].
+ */
+export async function retentionCohortCounts(query: RetentionActorQuery): Promise<RetentionActorRows> {
+  const { filter } = query;
+  if (filter.breakdowns.length > 0 || filter.totalIntervals > MAX_MASK_INTERVALS) {
+    throw new Error('retentionCohortCounts takes a table without breakdowns of at most MAX_MASK_INTERVALS intervals');
+  }
+  const { scope, start, periodOf, sql: events } = await retentionEvents(query);
+  const bit = (period: string) => `bitShiftLeft(toUInt64(1), toUInt8(${period}))`;
+  const cohorts = filter.firstTime
+    ? `if(minIf(at, is_target) >= ${start}, ${bit(periodOf('minIf(at, is_target)'))}, toUInt64(0))`
+    : `groupBitOrIf(${bit('period_index')}, is_target AND in_range AND period_index < 64)`;
+  const total = scope.params.add(filter.totalIntervals, 'UInt64');
+  // Bit c + k of the returns exists for c + k <= totalIntervals; bit 63 is never set, so reading it answers 0 past that.
+  const value = `toUInt64(bitTest(cohorts, intDiv(j, ${total})) AND (j % ${total} = 0 OR bitTest(returns, least(intDiv(j, ${total}) + j % ${total}, 63))))`;
+  const sql = `SELECT sumForEach(arrayMap(j -> actors * ${value}, range(${total} * ${total}))) AS counts
+  FROM (
+    SELECT cohorts, returns, count() AS actors
+    FROM (
+      SELECT actor, ${cohorts} AS cohorts, groupBitOrIf(${bit('period_index')}, is_returning AND in_range AND period_index < 64) AS returns
+      FROM (${events})
+      GROUP BY actor
+    )
+    WHERE cohorts != 0
+    GROUP BY cohorts, returns
+  )`;
   return { scope, sql };
 }

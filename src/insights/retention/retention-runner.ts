@@ -4,7 +4,7 @@ import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { testAccountFilters } from '../actors/analysis-inputs.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
-import { retentionActorRows } from './retention-actor-sql.js';
+import { MAX_MASK_INTERVALS, retentionActorRows, retentionCohortCounts, type RetentionActorQuery } from './retention-actor-sql.js';
 import type { RetentionFilter } from './retention-filter.js';
 
 /** One row of a retention table: a cohort period, or a breakdown value. */
@@ -50,19 +50,24 @@ export class RetentionRunner {
     private readonly resolvers: InsightResolvers,
   ) {}
 
-  /** The per-actor rows of a retention query, for the table and for its actors alike. */
-  actorRows({ project, filter, extraProperties }: RetentionTarget) {
-    return retentionActorRows({
+  private actorQuery({ project, filter, extraProperties }: RetentionTarget): RetentionActorQuery {
+    return {
       teamId: project.id,
       timezone: project.timezone,
       weekStartDay: project.weekStartDay ?? 0,
       filter,
       properties: combineAnd(filter.properties, testAccountFilters(project, filter), extraProperties ?? combineAnd()),
       resolvers: this.resolvers,
-    });
+    };
+  }
+
+  /** The per-actor rows of a retention query, for the table and for its actors alike. */
+  actorRows(target: RetentionTarget) {
+    return retentionActorRows(this.actorQuery(target));
   }
 
   async run(project: Project, filter: RetentionFilter): Promise<RetentionResult> {
+    if (filter.breakdowns.length === 0 && filter.totalIntervals <= MAX_MASK_INTERVALS) return this.cohortTable(project, filter);
     const { scope, sql } = await this.actorRows({ project, filter });
     const total = scope.params.add(filter.totalIntervals, 'Int64');
     const counted = await this.warehouse.query<{ row_key: string[]; interval: number | string; actors: number | string }>(
@@ -88,13 +93,27 @@ GROUP BY row_key, interval`,
       rows.sort((a, b) => b.counts[0]! - a.counts[0]! || compareKeys(a.breakdownValues, b.breakdownValues));
       return { rows };
     }
-    const rows: RetentionRow[] = [];
-    for (let cohort = 0; cohort < filter.totalIntervals; cohort++) {
-      const counts = byKey.get(JSON.stringify([String(cohort)]))?.counts ?? new Array<number>(filter.totalIntervals).fill(0);
-      rows.push({ breakdownValues: null, cohort, date: periodStart(filter, cohort), counts });
-    }
-    return { rows };
+    return cohortRows(filter, (cohort) => byKey.get(JSON.stringify([String(cohort)]))?.counts);
   }
+
+  /** The cohort table counted from per-actor masks: the same numbers as the entries, in less time. */
+  private async cohortTable(project: Project, filter: RetentionFilter): Promise<RetentionResult> {
+    const { scope, sql } = await retentionCohortCounts(this.actorQuery({ project, filter }));
+    const [row] = await this.warehouse.query<{ counts: Array<number | string> }>(sql, scope.params.all);
+    const total = filter.totalIntervals;
+    const flat = row?.counts ?? [];
+    return cohortRows(filter, (cohort) => (flat.length === 0 ? undefined : flat.slice(cohort * total, (cohort + 1) * total).map(Number)));
+  }
+}
+
+/** A row for every cohort period of the window, zero-filled where no actor counts. */
+function cohortRows(filter: RetentionFilter, countsOf: (cohort: number) => number[] | undefined): RetentionResult {
+  const rows: RetentionRow[] = [];
+  for (let cohort = 0; cohort < filter.totalIntervals; cohort++) {
+    const counts = countsOf(cohort) ?? new Array<number>(filter.totalIntervals).fill(0);
+    rows.push({ breakdownValues: null, cohort, date: periodStart(filter, cohort), counts });
+  }
+  return { rows };
 }
 
 function compareKeys(a: string[], b: string[]): number {
