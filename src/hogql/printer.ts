@@ -1,3 +1,4 @@
+import { jsonValueText } from '../query/property-filters.js';
 import type { SqlParams } from '../query/sql-params.js';
 import type { Call, CompareOperation, ConstantValue, CTE, Expr, JoinExpr, OrderExpr, SelectQuery, SelectSetQuery, WindowExpr } from './ast.js';
 import { isTableName, quotedIdentifier, TABLES, tableSql, type LazyJoinName } from './database.js';
@@ -379,15 +380,10 @@ class Printer {
     return this.propertySql(resolved.sql, resolved.path);
   }
 
-  /**
-   * PostHog's property read: JSON null and missing are NULL, strings their text (escapes decoded,
-   * so they compare equal to what was sent), other values their JSON text. The properties are
-   * parsed once (JSONExtractRaw) and a string decoded from its own short JSON text, bound once
-   * through a lambda, as the legacy filters read them.
-   */
+  /** PostHog's property read: JSON null and missing are NULL, strings their decoded text, other values their JSON text. */
   private propertySql(json: string, path: (string | number)[]): string {
     const keys = path.map((key) => (typeof key === 'number' ? this.options.params.add(key, 'Int64') : this.options.params.add(key, 'String'))).join(', ');
-    return `arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), JSONExtractString(raw_json_value), nullIf(nullIf(raw_json_value, ''), 'null')), [JSONExtractRaw(${json}, ${keys})])[1]`;
+    return jsonValueText(json, keys, 'null');
   }
 
   private placeholderValue(chain: string[]): PlaceholderValue {

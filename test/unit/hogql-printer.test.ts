@@ -20,7 +20,8 @@ function printed(text: string, values: Record<string, PlaceholderValue> | null =
 }
 
 function property(json: string, ...keys: string[]): string {
-  return `arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), JSONExtractString(raw_json_value), nullIf(nullIf(raw_json_value, ''), 'null')), [JSONExtractRaw(${json}, ${keys.join(', ')})])[1]`;
+  const at = `${json}, ${keys.join(', ')}`;
+  return `if(notEmpty(JSONExtractString(${at})), JSONExtractString(${at}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', nullIf(nullIf(raw_json_value, ''), 'null')), [JSONExtractRaw(${at})])[1])`;
 }
 
 const GUARD = 'team_id = {team_id:Int64}';
