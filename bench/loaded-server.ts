@@ -19,7 +19,7 @@ interface LoadRecord {
   loadedAt: string;
 }
 
-export interface LoadedServer {
+export interface LoadedServer<Fresh> {
   server: TallyServer;
   /** Seconds the capture load took (when reused: the recorded load's). */
   seconds: number;
@@ -27,22 +27,28 @@ export interface LoadedServer {
   loadPeakMb: number;
   /** When the data was loaded, if it was loaded by an earlier run. */
   reusedFrom: string | null;
+  /** What `whileFresh` gave when the data was loaded in this run; null for kept data, which can only be settled. */
+  fresh: Fresh | null;
 }
 
 const RECORD_FILE = 'bench-load.json';
 
 /**
- * Starts a server holding the suite's data: loaded now through capture, or — with a kept data
- * directory that an earlier run of the same suite and size filled — reused, because a 10M-event
- * load takes most of an hour and the queries can be timed many times over it.
+ * Starts a server holding the suite's data, settled: loaded now through capture, or — with a kept
+ * data directory that an earlier run of the same suite and size filled — reused, because a
+ * 10M-event load takes most of an hour and the queries can be timed many times over it. A load
+ * made now is first handed to `whileFresh` with the server that took it still running, for what
+ * users meet right after a load; it may stop the server. Then the server is stopped, the load's
+ * merges finished (`settle`) and the server started again.
  */
-export async function loadedServer(
+export async function loadedServer<Fresh>(
   suite: string,
   events: number,
   dataDir: string | undefined,
   generate: () => Iterable<GeneratedEvent>,
   label: string,
-): Promise<LoadedServer> {
+  whileFresh: (server: TallyServer) => Promise<Fresh>,
+): Promise<LoadedServer<Fresh>> {
   const recordPath = dataDir ? path.join(dataDir, RECORD_FILE) : null;
   const record = recordPath && fs.existsSync(recordPath) ? (JSON.parse(fs.readFileSync(recordPath, 'utf8')) as LoadRecord) : null;
   if (record && (record.suite !== suite || record.events !== events)) {
@@ -54,11 +60,13 @@ export async function loadedServer(
     await server.start();
     server.projectToken = record.projectToken;
     server.personalApiKey = record.personalApiKey;
-    return { server, seconds: record.seconds, loadPeakMb: record.loadPeakMb, reusedFrom: record.loadedAt };
+    console.error(`reusing the data loaded ${record.loadedAt}: settled condition only, the fresh one needs a load in this run`);
+    return { server, seconds: record.seconds, loadPeakMb: record.loadPeakMb, reusedFrom: record.loadedAt, fresh: null };
   }
   await server.start();
   const seconds = await loadThroughCapture(server, generate(), events, label);
   const loadPeakMb = Math.round(memoryOf(server.pid!).peakMb);
+  const fresh = await whileFresh(server);
   await server.stop();
   await settle(server.dataDir);
   await server.start();
@@ -74,7 +82,7 @@ export async function loadedServer(
     };
     fs.writeFileSync(recordPath, JSON.stringify(kept, null, 2));
   }
-  return { server, seconds, loadPeakMb, reusedFrom: null };
+  return { server, seconds, loadPeakMb, reusedFrom: null, fresh };
 }
 
 /** The warehouse of a stopped server's data directory, opened directly as the raw side of a comparison. */

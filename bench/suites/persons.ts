@@ -1,9 +1,9 @@
 import type { GeneratedEvent } from '../generator.js';
 import { loadedServer } from '../loaded-server.js';
 import { Random } from '../random.js';
-import { comparison, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
+import { comparisons, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import type { SuiteOptions } from './suite.js';
-import { timeApiAgainstRaw } from '../timing.js';
+import { timeApiAgainstRaw, timeFresh, type ApiRawCase } from '../timing.js';
 
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA'];
@@ -52,17 +52,11 @@ function rawPage(where: string, offset: number): string[] {
 
 /**
  * The persons suite: persons with ten properties through capture, then list pages at three
- * offsets, a property filter and an email search, through the API and as raw warehouse SQL.
+ * offsets, a property filter and an email search, through the API and as raw warehouse SQL,
+ * fresh from the load and settled.
  */
 export async function personsSuite(options: SuiteOptions): Promise<Measurement[]> {
   const persons = options.events;
-  const { server, seconds, loadPeakMb, reusedFrom } = await loadedServer(
-    'persons',
-    persons,
-    options.dataDir,
-    () => personEvents(persons),
-    'creating persons via capture',
-  );
   const last = Math.max(0, persons - 100);
   const middle = Math.floor(persons / 2);
   const searched = `person${Math.floor(persons / 3)}@example.com`;
@@ -81,24 +75,30 @@ export async function personsSuite(options: SuiteOptions): Promise<Measurement[]
       raw: rawPage(`positionCaseInsensitive(JSONExtractString(props, 'email'), '${searched}') > 0`, 0),
     },
   ];
-  const { timings, peakMb } = await timeApiAgainstRaw(
-    server,
-    cases.map((query) => ({
-      name: query.name,
-      api: async (running) => {
-        const response = await running.get(query.url);
-        if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
-      },
-      raw: async (warehouse) => {
-        for (const sql of query.raw) await warehouse.query(sql);
-      },
-    })),
+  const timed: ApiRawCase[] = cases.map((query) => ({
+    name: query.name,
+    api: async (running) => {
+      const response = await running.get(query.url);
+      if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
+    },
+    raw: async (warehouse) => {
+      for (const sql of query.raw) await warehouse.query(sql);
+    },
+  }));
+  const { server, seconds, loadPeakMb, reusedFrom, fresh } = await loadedServer(
+    'persons',
+    persons,
+    options.dataDir,
+    () => personEvents(persons),
+    'creating persons via capture',
+    (running) => timeFresh(running, timed),
   );
+  const settled = await timeApiAgainstRaw(server, timed);
   const measurements: Measurement[] = [
     loadMeasurement('persons', `create ${persons} persons through capture`, persons / seconds, reusedFrom),
-    ...cases.map((query) => comparison('persons', query.name, timings.get(query.name)!)),
+    ...comparisons('persons', timed, settled, fresh),
   ];
   await (options.dataDir ? server.stop() : server.dispose());
-  measurements.push(...peakMeasurements('persons', loadPeakMb, peakMb, reusedFrom));
+  measurements.push(...peakMeasurements('persons', loadPeakMb, settled.peakMb, reusedFrom));
   return measurements;
 }

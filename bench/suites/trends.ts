@@ -1,8 +1,8 @@
 import { generateEvents } from '../generator.js';
 import { loadedServer } from '../loaded-server.js';
-import { comparison, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
+import { comparisons, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import type { SuiteOptions } from './suite.js';
-import { timeApiAgainstRaw } from '../timing.js';
+import { timeApiAgainstRaw, timeFresh, type ApiRawCase } from '../timing.js';
 
 interface TrendQuery {
   name: string;
@@ -62,30 +62,30 @@ const QUERIES: TrendQuery[] = [
 
 /**
  * The trends suite: data through capture (90 days, 100k persons, 20 event names), then each
- * query through the API and as hand-written SQL on the same warehouse (see timeApiAgainstRaw).
+ * query through the API and as hand-written SQL on the same warehouse, fresh from the load (see
+ * timeFresh) and settled (see timeApiAgainstRaw).
  */
 export async function trendsSuite(options: SuiteOptions): Promise<Measurement[]> {
-  const { server, seconds, loadPeakMb, reusedFrom } = await loadedServer(
+  const cases: ApiRawCase[] = QUERIES.map((query) => ({
+    name: query.name,
+    api: async (running) => {
+      const response = await running.post('/api/projects/1/insights/trend/', query.body);
+      if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
+    },
+    raw: (warehouse) => warehouse.query(query.raw),
+  }));
+  const { server, seconds, loadPeakMb, reusedFrom, fresh } = await loadedServer(
     'trends',
     options.events,
     options.dataDir,
     () => generateEvents({ events: options.events, distinctIds: 100_000, days: 90, identifyShare: 0.1, seed: 7, end: new Date() }),
     'loading through capture',
+    (running) => timeFresh(running, cases),
   );
   const measurements: Measurement[] = [loadMeasurement('trends', `load ${options.events} events through capture`, options.events / seconds, reusedFrom)];
-  const { timings, peakMb } = await timeApiAgainstRaw(
-    server,
-    QUERIES.map((query) => ({
-      name: query.name,
-      api: async (running) => {
-        const response = await running.post('/api/projects/1/insights/trend/', query.body);
-        if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
-      },
-      raw: (warehouse) => warehouse.query(query.raw),
-    })),
-  );
-  for (const query of QUERIES) measurements.push(comparison('trends', query.name, timings.get(query.name)!));
+  const settled = await timeApiAgainstRaw(server, cases);
+  measurements.push(...comparisons('trends', cases, settled, fresh));
   await (options.dataDir ? server.stop() : server.dispose());
-  measurements.push(...peakMeasurements('trends', loadPeakMb, peakMb, reusedFrom));
+  measurements.push(...peakMeasurements('trends', loadPeakMb, settled.peakMb, reusedFrom));
   return measurements;
 }
