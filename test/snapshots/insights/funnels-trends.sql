@@ -1,0 +1,68 @@
+-- funnels-trends: the warehouse queries of this legacy filter, at 2026-01-15T12:00:00.000Z
+-- {"events":[{"id":"$pageview","type":"events","order":0},{"id":"sign up","type":"events","order":1},{"id":"paid","type":"events","order":2}],"date_from":"2026-01-08","date_to":"2026-01-15","funnel_viz_type":"trends","interval":"day"}
+-- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/insight-sql-snapshots.test.js
+
+-- query 1 of 1 (query)
+SELECT bucket, period, countIf(steps >= {p_8:UInt64}) AS reached_from,
+  countIf(steps >= {p_9:UInt64}) AS reached_to
+FROM (SELECT actor, bucket, toString(entered.1) AS period, entered.2 AS steps
+FROM (
+  SELECT actor, bucket, arrayFilter((p, k) -> k > 0, entry_periods, counted) AS counted_periods,
+    arrayFilter(k -> k > 0, counted) AS counted_steps,
+    arrayMap((p, i) -> i = 1 OR p != counted_periods[i - 1], counted_periods, arrayEnumerate(counted_periods)) AS firsts,
+    arrayZip(arrayFilter((p, f) -> f, counted_periods, firsts), arrayMap(g -> arrayMax(g), arraySplit((k, f) -> f, counted_steps, firsts))) AS periods
+  FROM (SELECT actor, bucket, ts, at_0, at_1, at_2, counted, entry_periods, arrayMax(counted) AS most
+    FROM (
+      SELECT actor, bucket, ts, at_0, at_1, at_2, counted, arrayMap(p -> toDate(toDateTime(fromUnixTimestamp64Micro(ts[p]), {timezone:String})), at_0) AS entry_periods
+      FROM (
+        SELECT actor, bucket, timeline,
+          arrayMap(x -> x.1, timeline) AS ts,
+          arrayMap(x -> x.2, timeline) AS masks,
+          arrayEnumerate(masks) AS positions,
+          arrayReverseFill(p -> p > 0, arrayMap((m, i) -> if(bitTest(m, 1), i, 0), masks, positions)) AS next_1,
+          arrayReverseFill(p -> p > 0, arrayMap((m, i) -> if(bitTest(m, 2), i, 0), masks, positions)) AS next_2,
+          arrayFilter((i, m) -> bitTest(m, 0), positions, masks) AS at_0,
+          arrayMap(p -> if(p > 0, next_1[p + 1], 0), at_0) AS at_1,
+          arrayMap(p -> if(p > 0, next_2[p + 1], 0), at_1) AS at_2,
+          arrayMap((p0, p1, p2) -> toUInt64(1 + (p1 > 0 AND ts[p1] - ts[p0] <= {p_5:Int64}) + (p2 > 0 AND ts[p2] - ts[p0] <= {p_5:Int64})), at_0, at_1, at_2) AS counted
+        FROM (SELECT actor, bucket, timeline
+    FROM (
+      SELECT actor, [CAST([], 'Array(String)')] AS buckets, arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, if(step_mask = 0, 0, 1 + bitCount(bitAnd(step_mask, bitNot(step_mask) + 1) - 1))))) AS timeline
+      FROM (
+        SELECT if(pdi.distinct_id = '', e.person_id, pdi.person_id) AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, if((e.event = {p_2:String}), toUInt64(1), toUInt64(0)) + if((e.event = {p_3:String}), toUInt64(2), toUInt64(0)) + if((e.event = {p_4:String}), toUInt64(4), toUInt64(0)) AS step_mask,
+          toUInt64(0) AS exclusion_mask
+        FROM events AS e
+LEFT JOIN (
+  SELECT distinct_id, person_id
+  FROM person_distinct_ids FINAL
+  WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
+WHERE e.team_id = {team_id:Int64}
+  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
+  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+  AND ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
+      )
+      GROUP BY actor
+      HAVING bitTest(groupBitOr(step_mask), 0)
+    )
+    ARRAY JOIN buckets AS bucket
+    )
+      )
+    ))
+)
+ARRAY JOIN periods AS entered)
+GROUP BY bucket, period;
+-- params:
+-- {
+--   "p_0": "2026-01-08 00:00:00.000000",
+--   "p_1": "2026-01-15 23:59:59.999999",
+--   "p_2": "$pageview",
+--   "p_3": "sign up",
+--   "p_4": "paid",
+--   "p_5": 1209600000000,
+--   "p_6": [],
+--   "p_7": [],
+--   "p_8": 1,
+--   "p_9": 3,
+--   "team_id": 1,
+--   "timezone": "UTC"
+-- }

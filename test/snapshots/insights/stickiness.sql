@@ -1,0 +1,41 @@
+-- stickiness: the warehouse queries of this legacy filter, at 2026-01-15T12:00:00.000Z
+-- {"events":[{"id":"$pageview","type":"events","order":0},{"id":"sign up","type":"events","order":1}],"date_from":"2026-01-08","date_to":"2026-01-15","interval":"day"}
+-- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/insight-sql-snapshots.test.js
+
+-- query 1 of 2 (query)
+SELECT intervals, count() AS actors FROM (SELECT if(pdi.distinct_id = '', e.person_id, pdi.person_id) AS actor, uniqExact(toDate(toDateTime(e.timestamp, {timezone:String}))) AS intervals FROM events AS e
+LEFT JOIN (
+  SELECT distinct_id, person_id
+  FROM person_distinct_ids FINAL
+  WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
+WHERE e.team_id = {team_id:Int64}
+  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
+  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+  AND e.event = {p_2:String} GROUP BY actor) GROUP BY intervals;
+-- params:
+-- {
+--   "p_0": "2026-01-08 00:00:00.000000",
+--   "p_1": "2026-01-15 23:59:59.999999",
+--   "p_2": "$pageview",
+--   "team_id": 1,
+--   "timezone": "UTC"
+-- }
+
+-- query 2 of 2 (query)
+SELECT intervals, count() AS actors FROM (SELECT if(pdi.distinct_id = '', e.person_id, pdi.person_id) AS actor, uniqExact(toDate(toDateTime(e.timestamp, {timezone:String}))) AS intervals FROM events AS e
+LEFT JOIN (
+  SELECT distinct_id, person_id
+  FROM person_distinct_ids FINAL
+  WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
+WHERE e.team_id = {team_id:Int64}
+  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
+  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+  AND e.event = {p_2:String} GROUP BY actor) GROUP BY intervals;
+-- params:
+-- {
+--   "p_0": "2026-01-08 00:00:00.000000",
+--   "p_1": "2026-01-15 23:59:59.999999",
+--   "p_2": "sign up",
+--   "team_id": 1,
+--   "timezone": "UTC"
+-- }
