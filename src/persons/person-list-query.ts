@@ -107,6 +107,16 @@ export class PersonListSql {
       ORDER BY page_created DESC, page_number DESC`;
   }
 
+  /** The matching persons as the rows of an actors page, in no order: `actor` (the UUID), `person_id` and `created_at`. */
+  matchingRows(): { sql: string; params: SqlParams } {
+    return {
+      sql: `SELECT person.id AS actor, person.person_id AS person_id, person.created_at AS created_at
+      FROM (${this.currentPersons()}) AS person
+      WHERE ${this.condition}`,
+      params: this.params.copy(),
+    };
+  }
+
   /** The number of matches, when the page did not count them. */
   count(): { sql: string; params: Record<string, unknown> } {
     return {

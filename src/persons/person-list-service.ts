@@ -1,4 +1,5 @@
 import { noCohorts, type CohortSqlResolver } from '../query/resolvers.js';
+import type { SqlParams } from '../query/sql-params.js';
 import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
@@ -46,6 +47,16 @@ export class PersonListService {
     const pageQuery = sql.page(page.limit, page.offset);
     const keys = await this.warehouse.query<ListedPersonKey>(pageQuery.sql, pageQuery.params);
     return { total: await this.total(sql, keys, page.offset), persons: await this.inListOrder(project, keys) };
+  }
+
+  /** The persons the filter matches, as the rows of an actors page that another order sorts (see PersonListSql.matchingRows). */
+  async matchingRows(project: Project, filter: PersonListFilter): Promise<{ sql: string; params: SqlParams }> {
+    return (await this.sqlFor(project, filter)).matchingRows();
+  }
+
+  /** The replica columns that hold these person properties (key → column), for a query to read them by; keys without one read the JSON. */
+  propertyColumns(keys: Iterable<string>): Promise<ReadonlyMap<string, string>> {
+    return this.materialized.columnsFor(keys);
   }
 
   /** The whole list: the count and the page read in one snapshot, so the page is where the count says. */

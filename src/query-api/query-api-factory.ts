@@ -1,4 +1,5 @@
 import type { AnalysisActors } from '../insights/actors/analysis-actors.js';
+import { ProjectPersonActors } from '../insights/actors/project-person-actors.js';
 import type { CorrelationRunner } from '../insights/funnels/correlation-runner.js';
 import type { FunnelRunner } from '../insights/funnels/funnel-runner.js';
 import type { LifecycleRunner } from '../insights/lifecycle/lifecycle-runner.js';
@@ -6,6 +7,7 @@ import type { PathRunner } from '../insights/paths/path-runner.js';
 import type { RetentionRunner } from '../insights/retention/retention-runner.js';
 import type { StickinessRunner } from '../insights/stickiness/stickiness-runner.js';
 import type { TrendService } from '../insights/trends/trend-service.js';
+import { PersonHydrator } from '../persons/person-hydration.js';
 import type { PersonListService } from '../persons/person-list-service.js';
 import { PersonRepository } from '../persons/person-repository.js';
 import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
@@ -47,7 +49,8 @@ export interface QueryApiDependencies {
 /** The kinds `POST /query/` runs, by `kind`. */
 export function queryKinds(dependencies: QueryApiDependencies): Record<string, QueryKind> {
   const limits = { timeoutSeconds: dependencies.timeoutSeconds };
-  const actorServices = { actors: dependencies.actors, persons: dependencies.personList };
+  const personActors = new ProjectPersonActors(dependencies.personList, dependencies.warehouse, new PersonHydrator(dependencies.db, new PersonRepository()));
+  const actorServices = { actors: dependencies.actors, persons: personActors };
   return {
     HogQLQuery: new HogQLQueryKind(dependencies.warehouse, limits, dependencies.resolvers.cohorts),
     EventsQuery: new EventsQueryKind(dependencies.warehouse, limits, dependencies.db, new PersonRepository(), dependencies.resolvers),

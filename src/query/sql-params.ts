@@ -25,6 +25,13 @@ export class SqlParams {
     return `{${name}:${type}}`;
   }
 
+  /** A copy that binds a query's own parameters after these, leaving these as they are. */
+  copy(): SqlParams {
+    const copy = new SqlParams(this.values);
+    copy.counter = this.counter;
+    return copy;
+  }
+
   get all(): QueryParams {
     return { ...this.values };
   }

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../src/errors.js';
 import { actorsQueryToPlan, actorsSourceToPlan } from '../../src/insights/query-nodes/actors-query.js';
-import { orderRows, type ActorRow } from '../../src/insights/query-nodes/actors-columns.js';
+import { actorSort } from '../../src/insights/query-nodes/actors-columns.js';
 import type { ProjectClock } from '../../src/query/date-range.js';
 
 const CLOCK: ProjectClock = { timezone: 'UTC', weekStartDay: 0, now: DateTime.fromISO('2020-02-01T12:00:00Z', { zone: 'UTC' }) };
@@ -31,10 +31,6 @@ function rejects(node: unknown, attr: string, detail?: string): void {
       return true;
     },
   );
-}
-
-function row(uuid: string, createdAt: string, values: Record<string, unknown> = {}): ActorRow {
-  return { person: { id: 1, uuid, name: uuid, distinct_ids: [uuid], properties: {}, created_at: createdAt, is_identified: false }, values };
 }
 
 describe('ActorsQuery → plan', () => {
@@ -106,19 +102,24 @@ describe('ActorsQuery → plan', () => {
     assert.throws(() => actorsSourceToPlan({ kind: 'FunnelsActorsQuery', source: FUNNEL }, 'query', CLOCK), { attr: 'query.funnelStep' });
   });
 
-  test('ordering keeps the source order for ties and puts nulls last', () => {
-    const rows = [
-      row('b', '2020-01-02T00:00:00Z', { event_count: 1 }),
-      row('a', '2020-01-01T00:00:00Z', { event_count: null }),
-      row('c', '2020-01-03T00:00:00Z', { event_count: 1 }),
-    ];
-    assert.deepEqual(
-      orderRows(rows, [{ column: 'event_count', descending: true }]).map((item) => item.person.uuid),
-      ['b', 'c', 'a'],
-    );
-    assert.deepEqual(
-      orderRows(rows, [{ column: 'created_at', descending: false }]).map((item) => item.person.uuid),
-      ['a', 'b', 'c'],
-    );
+  test('orderBy names person properties; the order is what the actors services sort by', () => {
+    const source = { kind: 'InsightActorsQuery', source: TRENDS, day: '2020-01-02' };
+    const orderBy = ['person.properties.email DESC', 'properties.$browser', 'person.properties.`first name` asc', 'event_count', 'person.$delete', 'id DESC'];
+    const order = plan({ kind: 'ActorsQuery', source, orderBy }).orderBy!;
+    assert.deepEqual(order.slice(0, 3), [
+      { column: 'person.properties.email', property: 'email', descending: true },
+      { column: 'person.properties.$browser', property: '$browser', descending: false },
+      { column: 'person.properties.first name', property: 'first name', descending: false },
+    ]);
+    assert.deepEqual(actorSort(order, new Map([['email', 'pmat_email_0123456789abcdef']])), [
+      { key: { kind: 'property', key: 'email', column: 'pmat_email_0123456789abcdef' }, descending: true },
+      { key: { kind: 'property', key: '$browser', column: null }, descending: false },
+      { key: { kind: 'property', key: 'first name', column: null }, descending: false },
+      { key: { kind: 'value', name: 'value' }, descending: false },
+      { key: { kind: 'actor' }, descending: true },
+    ]);
+    rejects({ kind: 'ActorsQuery', source, orderBy: ['person.properties.email SIDEWAYS'] }, 'query.orderBy.0');
+    rejects({ kind: 'ActorsQuery', source, orderBy: ['id', 'person.properties.'] }, 'query.orderBy.1');
+    rejects({ kind: 'ActorsQuery', source, orderBy: ['person_display_name'] }, 'query.orderBy.0');
   });
 });

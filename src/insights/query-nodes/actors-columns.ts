@@ -1,10 +1,11 @@
 import type { ApiPerson } from '../../persons/person-serializer.js';
+import type { ActorSortItem, ActorSortKey } from '../actors/actor-page.js';
 import { invalid, isAbsent } from './insight-node-fields.js';
 
 /**
  * The columns of an ActorsQuery (PostHog's `select`): the person and its fields, and what the
  * source knows per actor (a trend's event count, a retention row's appearances). Each column has
- * the ClickHouse type PostHog's response names, and a value to order by.
+ * the ClickHouse type PostHog's response names, and what the warehouse orders it by.
  */
 
 /** Which source lists the actors, as far as its columns differ. */
@@ -68,13 +69,25 @@ export function readSelect(value: unknown, path: string, kind: ActorsSourceKind)
 }
 
 export interface ActorOrder {
+  /** A column of the source, or `person.properties.<key>`. */
   column: string;
+  /** The key of the person property the column names, if it names one. */
+  property?: string;
   descending: boolean;
 }
 
+const PERSON_PROPERTY = 'person.properties.';
+
 /**
- * `orderBy`: `"<column> [ASC|DESC]"` over the source's columns. Null when absent: the default is
- * `created_at DESC` when selected, else the source's own order (null again).
+ * One `orderBy` item: a column, or a person property (`person.properties.<key>` or
+ * `properties.<key>`, the key in backticks or double quotes when it has spaces), then an
+ * optional ASC or DESC.
+ */
+const ORDER_ITEM = /^\s*(?:(?:person\.)?properties\.(?:`([^`]+)`|"([^"]+)"|([^\s`"]+))|(\S+?))(?:\s+(asc|desc))?\s*$/i;
+
+/**
+ * `orderBy`: `"<column> [ASC|DESC]"` over the source's columns and the person's properties. Null
+ * when absent: the default is `created_at DESC` when selected, else the source's own order (null again).
  */
 export function readOrderBy(value: unknown, path: string, kind: ActorsSourceKind, select: readonly string[]): ActorOrder[] | null {
   if (isAbsent(value) || (Array.isArray(value) && value.length === 0)) {
@@ -84,20 +97,62 @@ export function readOrderBy(value: unknown, path: string, kind: ActorsSourceKind
   const known = columnTypes(kind);
   return value.map((item, index) => {
     if (typeof item !== 'string') invalid(`${path}.${index}`, 'Must be a string.');
-    const match = /^\s*(\S+?)(?:\s+(asc|desc))?\s*$/i.exec(item);
-    const name = match?.[1] ?? '';
+    const match = ORDER_ITEM.exec(item);
+    const descending = (match?.[5] ?? 'ASC').toUpperCase() === 'DESC';
+    const property = match?.[1] ?? match?.[2] ?? match?.[3];
+    if (property !== undefined) return { column: `${PERSON_PROPERTY}${property}`, property, descending };
+    const name = match?.[4] ?? '';
     const column = ORDER_ALIASES[name] ?? name;
     const allowed = column === 'appearances_count' ? Object.hasOwn(known, 'appearances') : Object.hasOwn(known, column);
-    if (!match || !allowed) {
-      invalid(`${path}.${index}`, `Cannot order by "${item}": use one of ${Object.keys(known).join(', ')}, optionally followed by ASC or DESC.`);
+    if (!allowed) {
+      invalid(
+        `${path}.${index}`,
+        `Cannot order by "${item}": use one of ${Object.keys(known).join(', ')} or ${PERSON_PROPERTY}<key>, optionally followed by ASC or DESC.`,
+      );
     }
-    return { column, descending: (match[2] ?? 'ASC').toUpperCase() === 'DESC' };
+    return { column, descending };
   });
 }
 
 /** True when `order` is the order the source lists its actors in anyway: newest person first. */
 export function isNewestFirst(order: readonly ActorOrder[]): boolean {
   return order.length === 1 && order[0]!.column === 'created_at' && order[0]!.descending;
+}
+
+/** The actors services' names for the per-actor values of the source columns (see the trend and retention actors SQL). */
+const SOURCE_VALUES: Readonly<Record<string, string>> = {
+  event_count: 'value',
+  event_distinct_ids: 'distinct_ids',
+  appearances: 'appearance_intervals',
+  appearances_count: 'appearance_count',
+};
+
+/** What a column orders by in the actors services' terms; null for a column every actor has the same value of. */
+function sortKey(order: ActorOrder, propertyColumns: ReadonlyMap<string, string>): ActorSortKey | null {
+  if (order.property !== undefined) return { kind: 'property', key: order.property, column: propertyColumns.get(order.property) ?? null };
+  switch (order.column) {
+    case 'person':
+    case 'id':
+      return { kind: 'actor' };
+    case 'created_at':
+      return { kind: 'created_at' };
+    case 'person.$delete':
+    case 'matched_recordings':
+      return null;
+    default:
+      return { kind: 'value', name: SOURCE_VALUES[order.column]! };
+  }
+}
+
+/**
+ * `orderBy` as the order the actors services sort their page in, the warehouse computing it;
+ * `propertyColumns` are the materialized columns of the ordered properties (key → column).
+ */
+export function actorSort(order: readonly ActorOrder[], propertyColumns: ReadonlyMap<string, string>): ActorSortItem[] {
+  return order.flatMap((item) => {
+    const key = sortKey(item, propertyColumns);
+    return key === null ? [] : [{ key, descending: item.descending }];
+  });
 }
 
 /** The value of `column` for one actor, as the answer's row holds it. */
@@ -119,58 +174,4 @@ export function columnValue(row: ActorRow, column: string): unknown {
     default:
       return row.values[column] ?? null;
   }
-}
-
-/** What a column orders by: numbers, text, or a list compared item by item. */
-function sortKey(row: ActorRow, column: string): number | string | unknown[] | null {
-  switch (column) {
-    case 'person':
-    case 'id':
-      return row.person.uuid;
-    case 'created_at':
-      return Date.parse(row.person.created_at);
-    case 'appearances_count':
-      return (row.values.appearances as unknown[] | undefined)?.length ?? 0;
-    case 'person.$delete':
-    case 'matched_recordings':
-      return 0;
-    default: {
-      const value = row.values[column];
-      return value === undefined ? null : (value as number | string | unknown[] | null);
-    }
-  }
-}
-
-function compareKeys(a: unknown, b: unknown): number {
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let index = 0; index < Math.min(a.length, b.length); index++) {
-      const compared = compareKeys(a[index], b[index]);
-      if (compared !== 0) return compared;
-    }
-    return a.length - b.length;
-  }
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const left = String(a);
-  const right = String(b);
-  return left < right ? -1 : left > right ? 1 : 0;
-}
-
-/**
- * The rows in `order`; rows that tie keep the source's own order (the sort is stable). Nulls
- * come last whichever the direction, as ClickHouse puts them.
- */
-export function orderRows(rows: readonly ActorRow[], order: readonly ActorOrder[]): ActorRow[] {
-  return [...rows].sort((a, b) => {
-    for (const { column, descending } of order) {
-      const left = sortKey(a, column);
-      const right = sortKey(b, column);
-      if (left === null || right === null) {
-        if (left !== right) return left === null ? 1 : -1;
-        continue;
-      }
-      const compared = compareKeys(left, right);
-      if (compared !== 0) return descending ? -compared : compared;
-    }
-    return 0;
-  });
 }

@@ -1,5 +1,4 @@
 import type { DateTime } from 'luxon';
-import type { PersonListService } from '../../persons/person-list-service.js';
 import type { ApiPerson } from '../../persons/person-serializer.js';
 import type { Project } from '../../projects/project.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
@@ -7,7 +6,8 @@ import type { ActorList } from '../actors/actor-list.js';
 import type { ActorPage } from '../actors/actor-page.js';
 import { withSearch } from '../actors/actor-search.js';
 import type { AnalysisActors } from '../actors/analysis-actors.js';
-import { columnTypes, columnValue, isNewestFirst, orderRows, type ActorRow } from './actors-columns.js';
+import type { ProjectPersonActors } from '../actors/project-person-actors.js';
+import { actorSort, columnTypes, columnValue, isNewestFirst, type ActorRow } from './actors-columns.js';
 import type { ActorsQueryPlan } from './actors-query.js';
 import { listsNewestFirst, type ActorsSource } from './actors-sources.js';
 import { funnelErrorInQuery } from './funnels-query.js';
@@ -22,12 +22,13 @@ import { errorInQuery } from './trends-query.js';
  * Computes a translated ActorsQuery with the services behind the legacy `/persons/<kind>/`
  * endpoints, so its actors are theirs for the same question (and a data point's count is the
  * number of its actors), or with the persons list when there is no source. The page is read in
- * the source's own order; another order sorts the whole list first.
+ * the source's own order, or in the requested one, which the warehouse sorts by: either way
+ * only the page's actors are read and hydrated, however many the data point has.
  */
 
 export interface ActorsQueryServices {
   actors: AnalysisActors;
-  persons: PersonListService;
+  persons: ProjectPersonActors;
 }
 
 export interface ActorsQueryAnswer {
@@ -47,15 +48,8 @@ interface SourcePage {
   missing: number;
 }
 
-/** Every actor of the data point, for an order the source does not list them in. */
-const EVERY_ACTOR: ActorPage = { limit: Number.MAX_SAFE_INTEGER - 1, offset: 0 };
-
 function fromList(list: ActorList, values: (person: ApiPerson) => Record<string, unknown> = () => ({})): SourcePage {
   return { rows: list.people.map((person) => ({ person, values: values(person) })), hasMore: list.hasMore, missing: list.missingPersons };
-}
-
-function pageOf(rows: ActorRow[], page: ActorPage, missing: number): SourcePage {
-  return { rows: rows.slice(page.offset, page.offset + page.limit), hasMore: rows.length > page.offset + page.limit, missing };
 }
 
 /** A legacy-named error of a service restated at its place in the query (the actors node's own fields, else the insight's). */
@@ -86,11 +80,13 @@ function errorInSource(error: unknown, source: Exclude<ActorsSource, { kind: 'pe
   }
 }
 
-/** The actors of the source on `page`, in its own order. */
+/** The actors of the source on `page`, in the page's order or else the source's own. */
 async function sourcePage(services: ActorsQueryServices, project: Project, plan: ActorsQueryPlan, page: ActorPage, now: DateTime): Promise<SourcePage> {
   const { source } = plan;
   const { actors } = services;
-  if (source.kind === 'persons') return personsPage(services.persons, project, plan, page);
+  if (source.kind === 'persons') {
+    return fromList(await services.persons.page(project, { distinctId: null, email: null, search: plan.search, properties: plan.properties }, page));
+  }
   const extra: PropertyGroup = withSearch(plan.properties, { search: plan.search ?? '' });
   try {
     switch (source.kind) {
@@ -140,16 +136,16 @@ async function sourcePage(services: ActorsQueryServices, project: Project, plan:
   }
 }
 
-/** No source: the project's persons, as the persons list finds them (newest first). */
-async function personsPage(persons: PersonListService, project: Project, plan: ActorsQueryPlan, page: ActorPage): Promise<SourcePage> {
-  const filter = { distinctId: null, email: null, search: plan.search, properties: plan.properties };
-  if (page === EVERY_ACTOR) {
-    const rows: ActorRow[] = [];
-    for await (const person of persons.all(project, filter)) rows.push({ person, values: {} });
-    return pageOf(rows, page, 0);
-  }
-  const { total, persons: found } = await persons.list(project, filter, page);
-  return { rows: found.map((person) => ({ person, values: {} })), hasMore: page.offset + found.length < total, missing: 0 };
+/**
+ * The plan's page, with the requested order in the actors services' terms unless the source
+ * lists its actors in that order anyway.
+ */
+async function orderedPage(persons: ProjectPersonActors, plan: ActorsQueryPlan): Promise<ActorPage> {
+  const { orderBy, page } = plan;
+  if (orderBy === null || (isNewestFirst(orderBy) && listsNewestFirst(plan.source))) return page;
+  const properties = orderBy.flatMap((item) => (item.property === undefined ? [] : [item.property]));
+  const order = actorSort(orderBy, properties.length === 0 ? new Map() : await persons.propertyColumns(properties));
+  return order.length === 0 ? page : { ...page, order };
 }
 
 /** The query a HogQL runner would have run, for PostHog's `hogql` field: what was selected, from where, in which order. */
@@ -160,14 +156,7 @@ function hogqlOf(plan: ActorsQueryPlan): string {
 }
 
 export async function runActorsQuery(services: ActorsQueryServices, project: Project, plan: ActorsQueryPlan, now: DateTime): Promise<ActorsQueryAnswer> {
-  const { orderBy } = plan;
-  let found: SourcePage;
-  if (orderBy === null || (isNewestFirst(orderBy) && listsNewestFirst(plan.source))) {
-    found = await sourcePage(services, project, plan, plan.page, now);
-  } else {
-    const every = await sourcePage(services, project, plan, EVERY_ACTOR, now);
-    found = pageOf(orderRows(every.rows, orderBy), plan.page, every.missing);
-  }
+  const found = await sourcePage(services, project, plan, await orderedPage(services.persons, plan), now);
   const types = columnTypes(plan.source.kind);
   return {
     results: found.rows.map((row) => plan.select.map((column) => columnValue(row, column))),
