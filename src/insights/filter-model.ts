@@ -114,7 +114,6 @@ function optionalString(value: unknown): string | null {
 }
 
 /** Insight filters read their flags as PostHog's `str_to_bool` does; the filter parsers of each kind take the reader from here. */
-export { isTruthyFlag };
 
 function groupTypeIndex(value: unknown, attr: string, required: boolean): number | null {
   if (value === undefined || value === null || value === '') {

@@ -6,7 +6,7 @@ import { parseFunnelFilter, type FunnelFilter } from './funnel-filter.js';
 export const CORRELATION_TYPES = ['events', 'event_with_properties', 'properties'] as const;
 export type CorrelationType = (typeof CORRELATION_TYPES)[number];
 
-/** A funnel correlation request (insights.md §2.1): the funnel, what to correlate, and what to leave out. */
+/** A funnel correlation request: the funnel, what to correlate, and what to leave out. */
 export interface CorrelationFilter {
   funnel: FunnelFilter;
   type: CorrelationType;

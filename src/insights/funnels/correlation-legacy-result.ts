@@ -59,7 +59,7 @@ function legacyRow(row: CorrelationRow, projectId: number, input: RawInput, grou
   };
 }
 
-/** PostHog's legacy correlation result (insights.md §2.3): `{events: [...], skewed}`. */
+/** PostHog's legacy correlation result: `{events: [...], skewed}`. */
 export function legacyCorrelationResult(projectId: number, input: RawInput, groupTypeIndex: number | null, result: CorrelationResult): object {
   return { events: result.rows.map((row) => legacyRow(row, projectId, input, groupTypeIndex)), skewed: result.skewed };
 }

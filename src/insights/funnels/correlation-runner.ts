@@ -43,7 +43,7 @@ function numberOf(value: unknown): number {
 }
 
 /**
- * THE funnel correlation runner (insights.md §2): contingency counts from the funnel runner's
+ * THE funnel correlation runner: contingency counts from the funnel runner's
  * per-actor rows, odds ratios, and the actors behind each row from the same queries.
  */
 export class CorrelationRunner {

@@ -11,7 +11,7 @@ import type { FunnelRunner } from './funnel-runner.js';
 const DECODED = `if(startsWith(kv.2, '"'), JSONExtractString(kv.2), kv.2)`;
 
 /**
- * The SQL of funnel correlation (insights.md §2.2) over THE funnel's per-actor rows: the
+ * The SQL of funnel correlation over THE funnel's per-actor rows: the
  * population is every actor who entered the funnel, a success one who completed it. Correlated
  * events are the population's events after their entry into the funnel and before they
  * completed it (or the window closed), whatever the funnel's filters; correlated properties are

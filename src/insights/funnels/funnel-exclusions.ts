@@ -29,7 +29,7 @@ function coversStep(exclusion: SeriesEntity, step: SeriesEntity): boolean {
 }
 
 /**
- * `exclusions` as PostHog validates them (insights.md §1.1): a step range inside the funnel, an
+ * `exclusions` as PostHog validates them: a step range inside the funnel, an
  * exclusion that is not one of the steps of its range, and only the full range for unordered funnels.
  */
 export function parseExclusions(input: RawInput, steps: SeriesEntity[], unordered: boolean): FunnelExclusion[] {

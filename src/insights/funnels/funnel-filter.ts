@@ -14,10 +14,10 @@ export type FunnelOrderType = (typeof FUNNEL_ORDER_TYPES)[number];
 export const FUNNEL_VIZ_TYPES = ['steps', 'trends', 'time_to_convert'] as const;
 export type FunnelVizType = (typeof FUNNEL_VIZ_TYPES)[number];
 
-/** Which breakdown value an actor counts under (insights.md §1.5). */
+/** Which breakdown value an actor counts under. */
 export type BreakdownAttribution = { kind: 'first_touch' } | { kind: 'last_touch' } | { kind: 'all_events' } | { kind: 'step'; step: number };
 
-/** A legacy funnel filter (insights.md §1.1): steps, order, conversion window, breakdown, what to show. */
+/** A legacy funnel filter: steps, order, conversion window, breakdown, what to show. */
 export interface FunnelFilter {
   steps: SeriesEntity[];
   properties: PropertyGroup;

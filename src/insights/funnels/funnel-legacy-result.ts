@@ -4,7 +4,7 @@ import type { FunnelResult, FunnelStepsSeries, FunnelTrendsSeries } from './funn
 import { bucketFields, stepNames } from './funnel-step-fields.js';
 
 /**
- * PostHog's legacy funnel result shapes (insights.md §1.6): a list of steps (a list of such
+ * PostHog's legacy funnel result shapes: a list of steps (a list of such
  * lists with a breakdown), funnel trends as series of conversion rates, and the time-to-convert
  * histogram. Every step carries the persons URLs of the actors who reached it and who dropped
  * off before it, on Tally's persons endpoint.

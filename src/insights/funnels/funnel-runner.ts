@@ -67,7 +67,7 @@ function nullableNumber(value: unknown): number | null {
 }
 
 /**
- * THE funnel runner (insights.md §1): steps, trends and time to convert of ordered, strict and
+ * THE funnel runner: steps, trends and time to convert of ordered, strict and
  * unordered funnels, and the actors behind any of their numbers, all from one per-actor query
  * (funnel-steps-sql.ts). Results are typed; surfaces shape them.
  */

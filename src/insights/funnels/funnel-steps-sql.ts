@@ -11,7 +11,7 @@ import { orderedFunnelSql, secondsBetween } from './funnel-ordered-sql.js';
  * correlation) and every funnel actor list reads its rows, so a data point counts exactly the
  * actors its persons URL lists.
  *
- * Semantics are PostHog's legacy ones (insights.md §1.3–1.5): every event of the first step
+ * Semantics are PostHog's legacy ones: every event of the first step
  * starts an attempt, which goes on with the first event of each next step after the previous
  * one (for strict funnels, the very next event) and counts the steps reached within the window
  * from its start (inclusive). An exclusion event after an attempt's step `from` and before its

@@ -1,7 +1,8 @@
 import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import { formatDay, parseDate, truncate, type ProjectClock } from '../../query/date-range.js';
-import { isTruthyFlag, type RawInput } from '../filter-model.js';
+import { isTruthyFlag } from '../../util/request-params.js';
+import type { RawInput } from '../filter-model.js';
 import type { FunnelFilter } from './funnel-filter.js';
 
 /** The persons of one funnel-trends data point: who entered in a period, and converted or dropped off. */
@@ -13,7 +14,7 @@ export interface FunnelTrendsSelection {
   maxSteps: number;
 }
 
-/** True when the request is for funnel-trends persons (insights.md §1.7). */
+/** True when the request is for funnel-trends persons. */
 export function isFunnelTrendsRequest(input: RawInput): boolean {
   return input.funnel_viz_type === 'trends' || (input.entrance_period_start !== undefined && input.entrance_period_start !== '');
 }

@@ -40,7 +40,7 @@ export interface LifecyclePoint {
 }
 
 /**
- * Runs legacy lifecycle (insights.md §4): the per-actor rows of lifecycle-actor-rows.ts, counted
+ * Runs legacy lifecycle: the per-actor rows of lifecycle-actor-rows.ts, counted
  * per period and status for the insight, or listed for one data point's actors (newest person
  * first), so a data point's count is always the number of its actors.
  */

@@ -2,7 +2,8 @@ import { ValidationError } from '../../errors.js';
 import { textOf } from '../../util/text.js';
 import { parseAnalysisFilter } from '../actors/analysis-filter.js';
 import type { DateRangeInput } from '../../query/date-range.js';
-import { isTruthyFlag, type RawInput } from '../filter-model.js';
+import { isTruthyFlag } from '../../util/request-params.js';
+import type { RawInput } from '../filter-model.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { isUsableRegex } from '../../query/property-filters.js';
 

@@ -5,7 +5,8 @@ import { integerOrNull } from '../../util/safe-integer.js';
 import { textOf } from '../../util/text.js';
 import { parseDate, truncate, type ProjectClock } from '../../query/date-range.js';
 import { decodeJsonParam, parseProperties, type PropertyGroup } from '../../query/property-filter-model.js';
-import { isTruthyFlag, parseEntities, parseEntityParam, type RawInput, type SeriesEntity } from '../filter-model.js';
+import { isTruthyFlag } from '../../util/request-params.js';
+import { parseEntities, parseEntityParam, type RawInput, type SeriesEntity } from '../filter-model.js';
 
 export const RETENTION_PERIODS = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const;
 export type RetentionPeriod = (typeof RETENTION_PERIODS)[keyof typeof RETENTION_PERIODS];
@@ -24,7 +25,7 @@ export interface RetentionBreakdown {
   groupTypeIndex: number | null;
 }
 
-/** A legacy retention filter (insights.md §3.1) with its resolved window. */
+/** A legacy retention filter with its resolved window. */
 export interface RetentionFilter {
   target: SeriesEntity;
   returning: SeriesEntity;
@@ -141,7 +142,7 @@ function plus(at: DateTime, period: RetentionPeriod, amount: number): DateTime {
 }
 
 /**
- * Legacy window (insights.md §3.2): the end is date_to moved on one period and truncated (to
+ * Legacy window: the end is date_to moved on one period and truncated (to
  * the hour for hours, else to the day — months keep their day of month); cohort 0 starts
  * `total_intervals` periods before it (on the week start for weeks).
  */

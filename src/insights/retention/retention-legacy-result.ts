@@ -60,7 +60,7 @@ function rowKey(row: RetentionRow): unknown[] {
 }
 
 /**
- * PostHog's legacy retention table (insights.md §3.4): the cohort table is a triangle (cohort c
+ * PostHog's legacy retention table: the cohort table is a triangle (cohort c
  * has total − c values) labelled `<Period> c` with the cohort's start date; breakdown rows hold
  * every interval and are labelled by their values joined with `::`. A value with actors carries
  * the URL of its actors, a row the URL of its members.

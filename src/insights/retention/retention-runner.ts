@@ -39,7 +39,7 @@ function periodStart(filter: RetentionFilter, cohort: number): DateTime {
 }
 
 /**
- * Runs legacy retention (insights.md §3): the per-actor SQL of retention-actor-sql.ts counted
+ * Runs legacy retention: the per-actor SQL of retention-actor-sql.ts counted
  * per row and interval in the warehouse. Without breakdowns there is a row for every cohort
  * period of the window, zero-filled; with breakdowns a row per breakdown value found, largest
  * first.

@@ -84,7 +84,7 @@ function intervalBounds({ intervals, operator }: StickinessPoint, last: number):
 }
 
 /**
- * Runs legacy stickiness (insights.md §5): the per-actor rows of stickiness-actor-rows.ts,
+ * Runs legacy stickiness: the per-actor rows of stickiness-actor-rows.ts,
  * counted per number of active intervals for the insight, or listed for one data point's actors
  * (newest person first), so a data point's count is always the number of its actors.
  */
