@@ -6,7 +6,7 @@ import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { comparedPersonProperties, listsEveryone, type PersonListFilter } from './person-list-filter.js';
 import type { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonListSql, type ListCursor, type ListedPersonKey } from './person-list-query.js';
-import type { PersonHydrator } from './person-hydration.js';
+import type { PersonHydrator } from './person-hydrator.js';
 import type { PersonRepository } from './person-repository.js';
 import type { ApiPerson } from './person-serializer.js';
 

@@ -9,7 +9,7 @@ import { DeletionStatusService } from './deletion-status-service.js';
 import { DeletionTaskRepository } from './deletion-task-repository.js';
 import { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonActivityService } from './person-activity-service.js';
-import { PersonHydrator } from './person-hydration.js';
+import { PersonHydrator } from './person-hydrator.js';
 import { PersonListService } from './person-list-service.js';
 import { PersonRepository } from './person-repository.js';
 import { PersonService } from './person-service.js';

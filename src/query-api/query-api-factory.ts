@@ -7,7 +7,7 @@ import type { PathRunner } from '../insights/paths/path-runner.js';
 import type { RetentionRunner } from '../insights/retention/retention-runner.js';
 import type { StickinessRunner } from '../insights/stickiness/stickiness-runner.js';
 import type { TrendService } from '../insights/trends/trend-service.js';
-import { PersonHydrator } from '../persons/person-hydration.js';
+import { PersonHydrator } from '../persons/person-hydrator.js';
 import type { PersonListService } from '../persons/person-list-service.js';
 import { PersonRepository } from '../persons/person-repository.js';
 import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';

@@ -1,5 +1,5 @@
 import type { ApiPerson } from '../../persons/person-serializer.js';
-import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
 import { pageRows, type ActorPage } from './actor-page.js';
 

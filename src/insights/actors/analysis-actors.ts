@@ -1,4 +1,4 @@
-import { PersonHydrator } from '../../persons/person-hydration.js';
+import { PersonHydrator } from '../../persons/person-hydrator.js';
 import { PersonRepository } from '../../persons/person-repository.js';
 import type { CatalogDb } from '../../storage/catalog/catalog.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';

@@ -1,4 +1,4 @@
-import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { PersonListFilter } from '../../persons/person-list-filter.js';
 import type { PersonListService } from '../../persons/person-list-service.js';
 import type { Project } from '../../projects/project.js';

@@ -1,4 +1,4 @@
-import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { ActorList } from '../actors/actor-list.js';

@@ -5,7 +5,7 @@ import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
 import type { ActorPage } from '../actors/actor-page.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
-import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import { ValidationError } from '../../errors.js';
 import type { SeriesEntity } from '../filter-model.js';
 import { newestPersonsFirst } from './actor-order-sql.js';

@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';

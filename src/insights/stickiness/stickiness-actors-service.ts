@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
-import type { PersonHydrator } from '../../persons/person-hydration.js';
+import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { hydrateActors, type ActorList } from '../actors/actor-list.js';
