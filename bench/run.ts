@@ -27,7 +27,11 @@ if (!Number.isInteger(events) || events <= 0) {
 }
 const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : undefined;
 if (dataDir && (positionals.length !== 1 || positionals[0] === 'capture')) {
-  console.error('--data-dir keeps the data of one query suite: name it (trends or persons)');
+  console.error(
+    `--data-dir keeps the data of one query suite: name it (${Object.keys(SUITES)
+      .filter((name) => name !== 'capture')
+      .join(', ')})`,
+  );
   process.exit(2);
 }
 const chosen = positionals.length > 0 ? positionals : Object.keys(SUITES);
