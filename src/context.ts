@@ -167,8 +167,9 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     retention: new RetentionRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
     paths: new PathRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
   };
-  const persons = createPersonsApi(catalog, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }, logger);
-  const actors = createAnalysisActors(catalog.db, warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
+  const personRepository = new PersonRepository(catalog.db);
+  const persons = createPersonsApi(catalog, personRepository, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }, logger);
+  const actors = createAnalysisActors(catalog.db, personRepository, warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
   return {
     config,
     logger,
@@ -200,15 +201,15 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     ...createSavedInsightsApi(catalog, warehouse, trends, runners),
     persons,
     actions: new ActionService(actionRepository),
-    cohorts: new CohortService(catalog.db, cohortRepository, actionRepository, new PersonRepository(), cohortSql, warehouse, relay),
+    cohorts: new CohortService(cohortRepository, actionRepository, personRepository, cohortSql, warehouse, relay),
     actors,
-    events: new EventListService(catalog.db, new EventRepository(warehouse), new PersonRepository(), {
+    events: new EventListService(new EventRepository(warehouse), personRepository, {
       cohorts: cohortSql,
       actions: cohortSql.actions,
     }),
     groups: new GroupService(new GroupRepository(catalog.db, catalog.dialect)),
     query: createQueryApi({
-      db: catalog.db,
+      persons: personRepository,
       warehouse,
       trends,
       funnels,

@@ -1,7 +1,7 @@
 import type { DefinitionRecorder, RecordableEvent } from '../definitions/definition-recorder.js';
 import type { GroupRepository } from '../groups/group-repository.js';
 import type { PersonRepository } from '../persons/person-repository.js';
-import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
+import type { CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import type { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { epochMsToMicros } from '../util/iso-time.js';
@@ -35,12 +35,11 @@ function personDistinctIds(event: NormalizedEvent): string[] {
 
 /** What a batch works with; the consumer keeps them from one batch to the next. */
 export interface BatchServices {
-  /** The catalog, pausing between statements at the end of a time slice. */
-  db: CatalogDb;
-  /** Groups and group types, read through `db`. */
+  /** Groups and group types, read through the catalog pausing between statements at the end of a time slice. */
   groups: GroupRepository;
   outbox: OutboxRepository;
   groupTypes: GroupTypeRegistry;
+  /** Persons, read through the same pausing catalog. */
   persons: PersonRepository;
   personCache: PersonCache;
   slices: TimeSlices;
@@ -160,7 +159,7 @@ export class IngestionBatch {
   private teamOf(teamId: number): TeamProcessing {
     let team = this.teams.get(teamId);
     if (!team) {
-      const persons = new PersonBatch(this.using.db, teamId, this.using.persons, this.using.personCache);
+      const persons = new PersonBatch(teamId, this.using.persons, this.using.personCache);
       const warn = (warning: IngestionWarning) => this.warnings.push({ ...warning, teamId, at: processing.receivedAt });
       const processing: TeamProcessing = {
         teamId,

@@ -109,7 +109,6 @@ export interface IngestionConsumerOptions {
  */
 export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
-  private readonly persons = new PersonRepository();
   private readonly personCache = new PersonCache();
   /** The consumer's last turn of the person write lock: another turn since means persons changed. */
   private lastPersonWriteTurn = 0;
@@ -134,6 +133,7 @@ export class IngestionConsumer {
   /** The catalog as the consumer uses it: pausing between statements at the end of a slice. */
   private readonly db: CatalogDb;
   private readonly groups: GroupRepository;
+  private readonly persons: PersonRepository;
   private readonly outbox: OutboxRepository;
   private readonly deadLetters: DeadLetterRepository;
   /** Failures since processing last succeeded; while there are any, captures do not wait for it. */
@@ -149,6 +149,7 @@ export class IngestionConsumer {
   constructor(private readonly using: IngestionConsumerOptions) {
     this.db = using.catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
     this.groups = new GroupRepository(this.db, using.catalog.dialect);
+    this.persons = new PersonRepository(this.db);
     this.outbox = new OutboxRepository(this.db);
     this.deadLetters = new DeadLetterRepository(using.catalog.db);
   }
@@ -373,7 +374,6 @@ export class IngestionConsumer {
   ): Promise<{ batch: IngestionBatch; through: number }> {
     const { catalog, groupTypes, definitions, warnings, personWriteLock, relay } = this.using;
     const batch = new IngestionBatch({
-      db: this.db,
       groups: this.groups,
       outbox: this.outbox,
       groupTypes,

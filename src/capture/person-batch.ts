@@ -1,4 +1,4 @@
-import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
+import type { CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { OutboxEntry } from '../storage/warehouse/outbox.js';
 import { personUuidFor, personUuidFromName, type PersonRecord } from '../persons/person.js';
 import type { PersonRepository } from '../persons/person-repository.js';
@@ -80,8 +80,8 @@ export class PersonBatch {
   /** The distinct ids the cache answered: it holds them already, unless their person is written. */
   private readonly answeredByCache = new Set<string>();
 
+  /** `persons` reads the catalog; the batch's writes go through it bound to the caller's transaction. */
   constructor(
-    private readonly db: CatalogDb,
     private readonly teamId: number,
     private readonly persons: PersonRepository,
     private readonly cache: PersonCache,
@@ -107,7 +107,7 @@ export class PersonBatch {
       }
     }
     if (uncached.length === 0) return;
-    const found = await this.persons.findByDistinctIds(this.db, this.teamId, uncached);
+    const found = await this.persons.findByDistinctIds(this.teamId, uncached);
     const unknown: string[] = [];
     for (const distinctId of uncached) {
       const record = found.get(distinctId);
@@ -123,7 +123,7 @@ export class PersonBatch {
         this.stateOf(cachedPerson(record, record.propertiesJson), () => record.properties),
       );
     }
-    for (const uuid of await this.persons.takenUuids(this.db, unknown)) this.takenUuids.add(uuid);
+    for (const uuid of await this.persons.takenUuids(unknown)) this.takenUuids.add(uuid);
   }
 
   /** The batch's state of a stored person: the one already made for another of its ids, or a new one. */
@@ -179,7 +179,7 @@ export class PersonBatch {
   async merge(into: PersonState, other: PersonState): Promise<void> {
     // The merged person's ids follow the survivor's own, stored ones first, as they were gained.
     if (other.id !== null) {
-      for (const distinctId of await this.persons.distinctIdsOf(this.db, other.id)) this.link(distinctId, into);
+      for (const distinctId of await this.persons.distinctIdsOf(other.id)) this.link(distinctId, into);
       this.mergedAway.push(other);
     }
     for (const link of this.linksOf.get(other) ?? []) {
@@ -201,11 +201,12 @@ export class PersonBatch {
 
   /** Writes every change of the batch and returns the replica changes, in the caller's transaction. */
   async write(trx: CatalogTransaction): Promise<OutboxEntry[]> {
+    const persons = this.persons.withTransaction(trx);
     const outbox: OutboxEntry[] = [];
     for (const person of this.touched) person.propertiesJson ??= JSON.stringify(person.properties);
     const created = [...this.touched].filter((person) => person.id === null);
     if (created.length > 0) {
-      const ids = await this.persons.insertPersons(trx, created);
+      const ids = await persons.insertPersons(created);
       for (const person of created) {
         person.id = ids.get(person.uuid)!;
         person.dirty = false;
@@ -213,21 +214,12 @@ export class PersonBatch {
     }
     const updated = [...this.touched].filter((person) => person.dirty);
     for (const person of updated) person.version += 1;
-    await this.persons.updatePersons(
-      trx,
-      updated.map((person) => ({ ...person, id: person.id! })),
-    );
-    await this.persons.deletePersons(
-      trx,
-      this.mergedAway.map((person) => person.id!),
-    );
+    await persons.updatePersons(updated.map((person) => ({ ...person, id: person.id! })));
+    await persons.deletePersons(this.mergedAway.map((person) => person.id!));
     for (const person of this.mergedAway) outbox.push(personReplicaEntry({ ...person, id: person.id! }, true));
     // A link that is not moved belongs to a person that survives the batch.
     const links = this.links.filter((link) => !link.moved);
-    await this.persons.insertDistinctIds(
-      trx,
-      links.map((link) => ({ teamId: this.teamId, distinctId: link.distinctId, personId: link.person.id! })),
-    );
+    await persons.insertDistinctIds(links.map((link) => ({ teamId: this.teamId, distinctId: link.distinctId, personId: link.person.id! })));
     for (const person of this.touched) outbox.push(personReplicaEntry({ ...person, id: person.id! }));
     for (const link of links) outbox.push(distinctIdReplicaEntry(this.teamId, link.distinctId, link.person.uuid));
     return outbox;

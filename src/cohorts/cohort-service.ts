@@ -4,7 +4,6 @@ import type { StoredKey } from '../keys/key-repository.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import { serializePerson, type ApiPerson } from '../persons/person-serializer.js';
 import type { Project } from '../projects/project.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { EMPTY_FILTERS, type Cohort } from './cohort.js';
@@ -31,7 +30,6 @@ export interface CohortWithCount {
  */
 export class CohortService {
   constructor(
-    private readonly db: CatalogDb,
     private readonly cohorts: CohortRepository,
     private readonly actions: ActionRepository,
     private readonly persons: PersonRepository,
@@ -110,7 +108,7 @@ export class CohortService {
     const uuids: string[] = [];
     for (const personId of personIds) {
       if (typeof personId !== 'string') continue;
-      const person = await this.persons.findByUuid(this.db, project.id, personId.toLowerCase());
+      const person = await this.persons.findByUuid(project.id, personId.toLowerCase());
       if (person) uuids.push(person.uuid);
     }
     if (uuids.length === 0) throw new ValidationError('person_ids', 'No valid users to add to cohort');
@@ -126,13 +124,10 @@ export class CohortService {
     const rows = await this.warehouse.query<{ person_uuid: string }>(pageQuery.sql, pageQuery.params);
     const records = [];
     for (const row of rows) {
-      const person = await this.persons.findByUuid(this.db, project.id, row.person_uuid);
+      const person = await this.persons.findByUuid(project.id, row.person_uuid);
       if (person) records.push(person);
     }
-    const distinctIds = await this.persons.distinctIdsOfMany(
-      this.db,
-      records.map((person) => person.id),
-    );
+    const distinctIds = await this.persons.distinctIdsOfMany(records.map((person) => person.id));
     return {
       total: Number(totalRow?.total ?? 0),
       persons: records.map((person) => serializePerson({ ...person, distinctIds: distinctIds.get(person.id) ?? [] }, project)),
@@ -200,7 +195,7 @@ export class CohortService {
   }
 
   private async personsFromCsv(project: Project, csv: Buffer): Promise<string[]> {
-    const found = await this.persons.findByDistinctIds(this.db, project.id, csvDistinctIds(csv));
+    const found = await this.persons.findByDistinctIds(project.id, csvDistinctIds(csv));
     return [...found.values()].map((person) => person.uuid);
   }
 

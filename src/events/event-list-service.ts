@@ -3,7 +3,6 @@ import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js
 import { isUuid } from '../persons/person-id.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import type { Project } from '../projects/project.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { EventCursor } from './event-cursor.js';
 import type { EventListQuery } from './event-list-query.js';
 import { buildEventScope, type EventScope } from './event-list-scope.js';
@@ -35,7 +34,6 @@ const EMPTY_PAGE: EventPage = { events: [], next: null };
  */
 export class EventListService {
   constructor(
-    private readonly db: CatalogDb,
     private readonly events: EventRepository,
     private readonly persons: PersonRepository,
     private readonly resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
@@ -69,8 +67,8 @@ export class EventListService {
   }
 
   private async personDistinctIds(project: Project, query: EventListQuery): Promise<string[]> {
-    const person = await this.persons.findByKey(this.db, project.id, query.person!);
-    return person ? this.persons.distinctIdsOf(this.db, person.id) : [];
+    const person = await this.persons.findByKey(project.id, query.person!);
+    return person ? this.persons.distinctIdsOf(person.id) : [];
   }
 
   /** Up to `wanted` keys in list order, reading one window of time after another until enough. */
@@ -101,7 +99,6 @@ export class EventListService {
   private async withPersons(project: Project, events: StoredEvent[], includePerson: boolean): Promise<EventView[]> {
     if (!includePerson) return events.map((event) => ({ event, person: null }));
     const persons = await personsOfDistinctIds(
-      this.db,
       this.persons,
       project.id,
       events.map((event) => event.distinctId),

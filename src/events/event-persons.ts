@@ -1,5 +1,4 @@
 import type { PersonRepository } from '../persons/person-repository.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 
 /** The person an event list shows beside an event (`include_person=true`). */
 export interface EventPerson {
@@ -13,17 +12,9 @@ export interface EventPerson {
 const SHOWN_PROPERTIES = ['email', 'name', 'username'];
 
 /** The current person of each distinct id that has one. */
-export async function personsOfDistinctIds(
-  db: CatalogDb,
-  persons: PersonRepository,
-  teamId: number,
-  distinctIds: readonly string[],
-): Promise<Map<string, EventPerson>> {
-  const byDistinctId = await persons.findByDistinctIds(db, teamId, distinctIds);
-  const distinctIdsByPerson = await persons.distinctIdsOfMany(
-    db,
-    [...byDistinctId.values()].map((person) => person.id),
-  );
+export async function personsOfDistinctIds(persons: PersonRepository, teamId: number, distinctIds: readonly string[]): Promise<Map<string, EventPerson>> {
+  const byDistinctId = await persons.findByDistinctIds(teamId, distinctIds);
+  const distinctIdsByPerson = await persons.distinctIdsOfMany([...byDistinctId.values()].map((person) => person.id));
   const shown = new Map<string, EventPerson>();
   for (const [distinctId, person] of byDistinctId) {
     const properties: Record<string, unknown> = {};

@@ -65,8 +65,9 @@ export class PersonListService {
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const total = await this.persons.countInProject(trx, project.id);
-        return { total, records: await this.persons.pageNewestFirst(trx, project.id, total, page) };
+        const persons = this.persons.withTransaction(trx);
+        const total = await persons.countInProject(project.id);
+        return { total, records: await persons.pageNewestFirst(project.id, total, page) };
       });
     return { total, persons: await this.hydrator.serialize(project, records) };
   }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDb, CatalogTransaction } from '../storage/catalog/catalog.js';
 import type { PersonTable } from '../storage/catalog/schema.js';
 import { chunks } from '../util/chunks.js';
 import { parseJsonColumn } from '../util/json.js';
@@ -50,15 +50,21 @@ function personColumns(person: NewPerson, version: number) {
 }
 
 /**
- * Catalog SQL for persons and their distinct ids. Methods take the database or an open
- * transaction, so callers decide the transaction boundaries.
+ * Catalog SQL for persons and their distinct ids. Writes that must commit with a caller's other
+ * changes run on the repository `withTransaction` gives.
  */
 export class PersonRepository {
+  constructor(private readonly db: CatalogDb) {}
+
+  withTransaction(trx: CatalogTransaction): PersonRepository {
+    return new PersonRepository(trx);
+  }
+
   /** The persons of these distinct ids, each with its properties as stored (JSON text) too. */
-  async findByDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]) {
+  async findByDistinctIds(teamId: number, distinctIds: readonly string[]) {
     const found = new Map<string, StoredPerson>();
     for (const part of chunks([...new Set(distinctIds)], CHUNK)) {
-      const rows = await db
+      const rows = await this.db
         .selectFrom('person_distinct_ids as d')
         .innerJoin('persons as p', 'p.id', 'd.person_id')
         .selectAll('p')
@@ -71,26 +77,26 @@ export class PersonRepository {
     return found;
   }
 
-  async findById(db: CatalogDb, teamId: number, id: number): Promise<PersonRecord | undefined> {
-    const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+  async findById(teamId: number, id: number): Promise<PersonRecord | undefined> {
+    const row = await this.db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
     return row && toPersonRecord(row);
   }
 
-  async findByUuid(db: CatalogDb, teamId: number, uuid: string): Promise<PersonRecord | undefined> {
-    const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
+  async findByUuid(teamId: number, uuid: string): Promise<PersonRecord | undefined> {
+    const row = await this.db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
     return row && toPersonRecord(row);
   }
 
   /** The person a path names (integer id or UUID) in this project. */
-  async findByKey(db: CatalogDb, teamId: number, key: PersonKey): Promise<PersonRecord | undefined> {
-    if (key.kind === 'uuid') return this.findByUuid(db, teamId, key.uuid);
+  async findByKey(teamId: number, key: PersonKey): Promise<PersonRecord | undefined> {
+    if (key.kind === 'uuid') return this.findByUuid(teamId, key.uuid);
     if (key.id > MAX_PERSON_ID) return undefined;
-    return this.findById(db, teamId, key.id);
+    return this.findById(teamId, key.id);
   }
 
   /** How many persons the project has. */
-  async countInProject(db: CatalogDb, teamId: number): Promise<number> {
-    const row = await db
+  async countInProject(teamId: number): Promise<number> {
+    const row = await this.db
       .selectFrom('persons')
       .select((eb) => eb.fn.countAll<number | string>().as('total'))
       .where('team_id', '=', teamId)
@@ -104,12 +110,12 @@ export class PersonRepository {
    * the oldest end; either way the page's ids come from the list-order index alone and only the
    * page's rows are read. `total` must be counted in the same snapshot.
    */
-  async pageNewestFirst(db: CatalogDb, teamId: number, total: number, page: { limit: number; offset: number }): Promise<PersonRecord[]> {
+  async pageNewestFirst(teamId: number, total: number, page: { limit: number; offset: number }): Promise<PersonRecord[]> {
     const size = Math.min(page.limit, total - page.offset);
     if (size <= 0) return [];
     const fromOldest = page.offset + size / 2 > total / 2;
     const direction = fromOldest ? 'asc' : 'desc';
-    const ids = db
+    const ids = this.db
       .selectFrom('persons')
       .select('id')
       .where('team_id', '=', teamId)
@@ -117,7 +123,7 @@ export class PersonRepository {
       .orderBy('id', direction)
       .limit(size)
       .offset(fromOldest ? total - page.offset - size : page.offset);
-    const rows = await db.selectFrom('persons').selectAll().where('id', 'in', ids).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const rows = await this.db.selectFrom('persons').selectAll().where('id', 'in', ids).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     return rows.map(toPersonRecord);
   }
 
@@ -126,30 +132,30 @@ export class PersonRepository {
    * they are looked up on their own index and the project is checked on the rows: with the project
    * in the WHERE clause, SQLite would rather walk all of the project's persons on its index.
    */
-  async findByUuids(db: CatalogDb, teamId: number, uuids: readonly string[]): Promise<Map<string, PersonRecord>> {
+  async findByUuids(teamId: number, uuids: readonly string[]): Promise<Map<string, PersonRecord>> {
     const found = new Map<string, PersonRecord>();
     for (const part of chunks([...new Set(uuids)], CHUNK)) {
-      const rows = await db.selectFrom('persons').selectAll().where('uuid', 'in', part).execute();
+      const rows = await this.db.selectFrom('persons').selectAll().where('uuid', 'in', part).execute();
       for (const row of rows) if (Number(row.team_id) === teamId) found.set(row.uuid, toPersonRecord(row));
     }
     return found;
   }
 
   /** The UUIDs among these that a person already has (any project: UUIDs are unique). */
-  async takenUuids(db: CatalogDb, uuids: readonly string[]): Promise<Set<string>> {
+  async takenUuids(uuids: readonly string[]): Promise<Set<string>> {
     const taken = new Set<string>();
     for (const part of chunks(uuids, CHUNK)) {
-      const rows = await db.selectFrom('persons').select('uuid').where('uuid', 'in', part).execute();
+      const rows = await this.db.selectFrom('persons').select('uuid').where('uuid', 'in', part).execute();
       for (const row of rows) taken.add(row.uuid);
     }
     return taken;
   }
 
   /** Inserts persons and returns their new integer ids by UUID. */
-  async insertPersons(db: CatalogDb, persons: readonly NewPerson[]): Promise<Map<string, number>> {
+  async insertPersons(persons: readonly NewPerson[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
     for (const part of chunks(persons, CHUNK)) {
-      const rows = await db
+      const rows = await this.db
         .insertInto('persons')
         .values(part.map((person) => personColumns(person, 0)))
         .returning(['id', 'uuid'])
@@ -164,7 +170,7 @@ export class PersonRepository {
    * written only for persons flagged with `createdAtChanged` (a merge can move it earlier): a
    * column in the SET list makes SQLite rewrite its index entry, which costs a third of an update.
    */
-  async updatePersons(db: CatalogDb, persons: readonly (PersonRecord & SerialisedProperties & { createdAtChanged?: boolean })[]): Promise<void> {
+  async updatePersons(persons: readonly (PersonRecord & SerialisedProperties & { createdAtChanged?: boolean })[]): Promise<void> {
     const moved = persons.filter((person) => person.createdAtChanged === true);
     const kept = persons.filter((person) => person.createdAtChanged !== true);
     for (const [group, withCreatedAt] of [
@@ -172,7 +178,7 @@ export class PersonRepository {
       [moved, true],
     ] as const) {
       for (const part of chunks(group, CHUNK)) {
-        await db
+        await this.db
           .insertInto('persons')
           .values(part.map((person) => ({ id: person.id, ...personColumns(person, person.version) })))
           .onConflict((conflict) =>
@@ -189,9 +195,9 @@ export class PersonRepository {
     }
   }
 
-  async insertDistinctIds(db: CatalogDb, links: readonly { teamId: number; distinctId: string; personId: number }[]) {
+  async insertDistinctIds(links: readonly { teamId: number; distinctId: string; personId: number }[]) {
     for (const part of chunks(links, CHUNK)) {
-      await db
+      await this.db
         .insertInto('person_distinct_ids')
         .values(part.map((link) => ({ team_id: link.teamId, distinct_id: link.distinctId, person_id: link.personId })))
         .execute();
@@ -199,15 +205,15 @@ export class PersonRepository {
   }
 
   /** Distinct ids of a person in the order it gained them. */
-  async distinctIdsOf(db: CatalogDb, personId: number): Promise<string[]> {
-    const rows = await db.selectFrom('person_distinct_ids').select('distinct_id').where('person_id', '=', personId).orderBy('id').execute();
+  async distinctIdsOf(personId: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('person_distinct_ids').select('distinct_id').where('person_id', '=', personId).orderBy('id').execute();
     return rows.map((row) => row.distinct_id);
   }
 
-  async distinctIdsOfMany(db: CatalogDb, personIds: readonly number[]): Promise<Map<number, string[]>> {
+  async distinctIdsOfMany(personIds: readonly number[]): Promise<Map<number, string[]>> {
     const byPerson = new Map<number, string[]>();
     for (const part of chunks([...new Set(personIds)], CHUNK)) {
-      const rows = await db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('person_id', 'in', part).orderBy('id').execute();
+      const rows = await this.db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('person_id', 'in', part).orderBy('id').execute();
       for (const row of rows) {
         const list = byPerson.get(Number(row.person_id)) ?? [];
         list.push(row.distinct_id);
@@ -218,33 +224,30 @@ export class PersonRepository {
   }
 
   /** Moves every distinct id of one person to another, keeping their order after the target's own. */
-  async moveDistinctIds(db: CatalogDb, fromPersonId: number, toPersonId: number): Promise<string[]> {
-    const moved = await this.distinctIdsOf(db, fromPersonId);
-    await db.deleteFrom('person_distinct_ids').where('person_id', '=', fromPersonId).execute();
-    const teamRow = await db.selectFrom('persons').select('team_id').where('id', '=', toPersonId).executeTakeFirstOrThrow();
-    await this.insertDistinctIds(
-      db,
-      moved.map((distinctId) => ({ teamId: Number(teamRow.team_id), distinctId, personId: toPersonId })),
-    );
+  async moveDistinctIds(fromPersonId: number, toPersonId: number): Promise<string[]> {
+    const moved = await this.distinctIdsOf(fromPersonId);
+    await this.db.deleteFrom('person_distinct_ids').where('person_id', '=', fromPersonId).execute();
+    const teamRow = await this.db.selectFrom('persons').select('team_id').where('id', '=', toPersonId).executeTakeFirstOrThrow();
+    await this.insertDistinctIds(moved.map((distinctId) => ({ teamId: Number(teamRow.team_id), distinctId, personId: toPersonId })));
     return moved;
   }
 
   /** Re-links distinct ids of a project to another person (a split); they keep their link rows. */
-  async relinkDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[], toPersonId: number): Promise<void> {
+  async relinkDistinctIds(teamId: number, distinctIds: readonly string[], toPersonId: number): Promise<void> {
     for (const part of chunks(distinctIds, CHUNK)) {
-      await db.updateTable('person_distinct_ids').set({ person_id: toPersonId }).where('team_id', '=', teamId).where('distinct_id', 'in', part).execute();
+      await this.db.updateTable('person_distinct_ids').set({ person_id: toPersonId }).where('team_id', '=', teamId).where('distinct_id', 'in', part).execute();
     }
   }
 
-  async deletePerson(db: CatalogDb, personId: number): Promise<void> {
-    await this.deletePersons(db, [personId]);
+  async deletePerson(personId: number): Promise<void> {
+    await this.deletePersons([personId]);
   }
 
   /** Deletes persons and their distinct ids, a chunk per statement. */
-  async deletePersons(db: CatalogDb, personIds: readonly number[]): Promise<void> {
+  async deletePersons(personIds: readonly number[]): Promise<void> {
     for (const part of chunks(personIds, CHUNK)) {
-      await db.deleteFrom('person_distinct_ids').where('person_id', 'in', part).execute();
-      await db.deleteFrom('persons').where('id', 'in', part).execute();
+      await this.db.deleteFrom('person_distinct_ids').where('person_id', 'in', part).execute();
+      await this.db.deleteFrom('persons').where('id', 'in', part).execute();
     }
   }
 }

@@ -88,12 +88,13 @@ export class PersonWriteService {
         createdAt,
         lastSeenAt: null,
       }));
-      const ids = await this.persons.insertPersons(trx, fresh);
+      const persons = this.persons.withTransaction(trx);
+      const ids = await persons.insertPersons(fresh);
       const outbox: OutboxEntry[] = [];
       for (const [index, distinctId] of leaving.entries()) {
         const created = fresh[index]!;
         const id = ids.get(created.uuid)!;
-        await this.persons.relinkDistinctIds(trx, project.id, [distinctId], id);
+        await persons.relinkDistinctIds(project.id, [distinctId], id);
         outbox.push(personReplicaEntry({ ...created, id, version: 0 }));
         outbox.push(distinctIdReplicaEntry(project.id, distinctId, created.uuid));
       }
@@ -112,7 +113,7 @@ export class PersonWriteService {
    */
   async delete(project: Project, key: PersonKey, deleteEvents: boolean, actor: Actor): Promise<void> {
     await this.write(project, key, async (trx, { person, distinctIds }) => {
-      await this.persons.deletePerson(trx, person.id);
+      await this.persons.withTransaction(trx).deletePerson(person.id);
       await this.outbox
         .withTransaction(trx)
         .append([personReplicaEntry(person, true), ...distinctIds.map((distinctId) => distinctIdReplicaEntry(project.id, distinctId, person.uuid, true))]);
@@ -132,9 +133,10 @@ export class PersonWriteService {
   private async write<T>(project: Project, key: PersonKey, change: (trx: CatalogTransaction, loaded: LoadedPerson) => Promise<T>): Promise<T> {
     const result = await this.personWriteLock.run(() =>
       this.catalog.db.transaction().execute(async (trx) => {
-        const person = await this.persons.findByKey(trx, project.id, key);
+        const persons = this.persons.withTransaction(trx);
+        const person = await persons.findByKey(project.id, key);
         if (!person) throw new NotFound();
-        const distinctIds = await this.persons.distinctIdsOf(trx, person.id);
+        const distinctIds = await persons.distinctIdsOf(person.id);
         const result = await change(trx, { person, distinctIds });
         await this.relay.pruneApplied(trx);
         return result;
@@ -146,7 +148,7 @@ export class PersonWriteService {
 
   private async saveProperties(trx: CatalogTransaction, person: PersonRecord): Promise<void> {
     person.version += 1;
-    await this.persons.updatePersons(trx, [person]);
+    await this.persons.withTransaction(trx).updatePersons([person]);
     await this.outbox.withTransaction(trx).append([personReplicaEntry(person)]);
   }
 
@@ -171,7 +173,7 @@ export class PersonWriteService {
   /** PostHog's deterministic UUID of a distinct id, or its `:split` variant when that one is taken. */
   private async splitUuids(trx: CatalogTransaction, teamId: number, distinctIds: readonly string[]): Promise<Map<string, string>> {
     const candidates = distinctIds.map((distinctId) => [personUuidFor(teamId, distinctId), personUuidFromName(`${teamId}:${distinctId}:split`)]);
-    const taken = await this.persons.takenUuids(trx, candidates.flat());
+    const taken = await this.persons.withTransaction(trx).takenUuids(candidates.flat());
     return new Map(distinctIds.map((distinctId, index) => [distinctId, candidates[index]!.find((uuid) => !taken.has(uuid)) ?? uuidv7()]));
   }
 }

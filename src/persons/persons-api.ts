@@ -11,7 +11,7 @@ import { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonActivityService } from './person-activity-service.js';
 import { PersonHydrator } from './person-hydrator.js';
 import { PersonListService } from './person-list-service.js';
-import { PersonRepository } from './person-repository.js';
+import type { PersonRepository } from './person-repository.js';
 import { PersonService } from './person-service.js';
 import { PersonValuesService } from './person-values-service.js';
 import { PersonWriteService } from './person-write-service.js';
@@ -31,26 +31,26 @@ export interface PersonsApi {
 
 export function createPersonsApi(
   catalog: Catalog,
+  persons: PersonRepository,
   warehouse: Warehouse,
   relay: OutboxRelay,
   personWriteLock: Mutex,
   resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
   logger: Logger,
 ): PersonsApi {
-  const persons = new PersonRepository();
   const activityLog = new ActivityLogRepository(catalog.db);
   const deletionTasks = new DeletionTaskRepository(catalog.db);
-  const read = new PersonService(catalog.db, persons);
+  const read = new PersonService(persons);
   const materialized = new MaterializedPersonProperties(warehouse, (error) =>
     logger.error({ err: error }, 'a person property column could not be listed, added or filled; filters on it read the JSON meanwhile'),
   );
   return {
     read,
-    list: new PersonListService(catalog.db, persons, new PersonHydrator(catalog.db, persons), warehouse, materialized, resolvers.cohorts),
+    list: new PersonListService(catalog.db, persons, new PersonHydrator(persons), warehouse, materialized, resolvers.cohorts),
     writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, new OutboxRepository(catalog.db), relay, personWriteLock),
     activity: new PersonActivityService(activityLog, read),
     deletionStatus: new DeletionStatusService(deletionTasks),
     values: new PersonValuesService(warehouse),
-    timeline: new PropertiesTimelineService(catalog.db, read, persons, warehouse, resolvers.actions),
+    timeline: new PropertiesTimelineService(read, persons, warehouse, resolvers.actions),
   };
 }

@@ -6,7 +6,6 @@ import { flattenFilters } from '../query/property-filter-model.js';
 import { noActions, type ActionSqlResolver } from '../query/resolvers.js';
 import { SqlParams } from '../query/sql-params.js';
 import type { Project } from '../projects/project.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import type { PersonKey } from './person-id.js';
 import type { PersonRepository } from './person-repository.js';
@@ -65,7 +64,6 @@ function utcIso(text: string): string {
  */
 export class PropertiesTimelineService {
   constructor(
-    private readonly db: CatalogDb,
     private readonly persons: PersonService,
     private readonly personRepository: PersonRepository,
     private readonly warehouse: Warehouse,
@@ -75,7 +73,7 @@ export class PropertiesTimelineService {
   /** `input`: the legacy insight filter of the data point, as its query string gives it. */
   async timeline(project: Project, key: PersonKey, input: RawInput): Promise<PropertiesTimeline> {
     const person = await this.persons.find(project, key);
-    const distinctIds = await this.personRepository.distinctIdsOf(this.db, person.id);
+    const distinctIds = await this.personRepository.distinctIdsOf(person.id);
     const filter = parseInsightFilter(input);
     const clock = projectClock(project);
     const dates = expandSinglePoint(filter.dates, clock);

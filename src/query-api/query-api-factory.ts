@@ -9,9 +9,8 @@ import type { StickinessRunner } from '../insights/stickiness/stickiness-runner.
 import type { TrendService } from '../insights/trends/trend-service.js';
 import { PersonHydrator } from '../persons/person-hydrator.js';
 import type { PersonListService } from '../persons/person-list-service.js';
-import { PersonRepository } from '../persons/person-repository.js';
+import type { PersonRepository } from '../persons/person-repository.js';
 import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
-import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { QueryDispatch } from './dispatch.js';
 import { ActorsQueryKind, ActorsSourceKind } from './kinds/actors-query.js';
@@ -30,7 +29,7 @@ import type { QueryKind } from './query-kind.js';
 import { QueryStatusStore } from './query-status-store.js';
 
 export interface QueryApiDependencies {
-  db: CatalogDb;
+  persons: PersonRepository;
   warehouse: Warehouse;
   trends: TrendService;
   funnels: FunnelRunner;
@@ -49,11 +48,11 @@ export interface QueryApiDependencies {
 /** The kinds `POST /query/` runs, by `kind`. */
 export function queryKinds(dependencies: QueryApiDependencies): Record<string, QueryKind> {
   const limits = { timeoutSeconds: dependencies.timeoutSeconds };
-  const personActors = new ProjectPersonActors(dependencies.personList, dependencies.warehouse, new PersonHydrator(dependencies.db, new PersonRepository()));
+  const personActors = new ProjectPersonActors(dependencies.personList, dependencies.warehouse, new PersonHydrator(dependencies.persons));
   const actorServices = { actors: dependencies.actors, persons: personActors };
   return {
     HogQLQuery: new HogQLQueryKind(dependencies.warehouse, limits, dependencies.resolvers.cohorts),
-    EventsQuery: new EventsQueryKind(dependencies.warehouse, limits, dependencies.db, new PersonRepository(), dependencies.resolvers),
+    EventsQuery: new EventsQueryKind(dependencies.warehouse, limits, dependencies.persons, dependencies.resolvers),
     HogQLMetadata: new HogQLMetadataKind(),
     TrendsQuery: new TrendsQueryKind(dependencies.trends, dependencies.warehouse),
     FunnelsQuery: new FunnelsQueryKind(dependencies.funnels, dependencies.warehouse),

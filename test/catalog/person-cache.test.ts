@@ -5,7 +5,7 @@ import { IngestionBatch } from '../../src/capture/ingestion-batch.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 import { PersonCache, type CachedPerson } from '../../src/capture/person-cache.js';
 import { PersonRepository } from '../../src/persons/person-repository.js';
-import type { Catalog, CatalogDb } from '../../src/storage/catalog/catalog.js';
+import type { Catalog } from '../../src/storage/catalog/catalog.js';
 import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { decodeEventRows } from '../support/event-rows.js';
 import { batchServices } from '../support/ingestion-batch.js';
@@ -18,9 +18,9 @@ const HOUR = 3_600_000;
 class CountingRepository extends PersonRepository {
   lookedUp = 0;
 
-  override findByDistinctIds(db: CatalogDb, teamId: number, distinctIds: readonly string[]) {
+  override findByDistinctIds(teamId: number, distinctIds: readonly string[]) {
     this.lookedUp += distinctIds.length;
-    return super.findByDistinctIds(db, teamId, distinctIds);
+    return super.findByDistinctIds(teamId, distinctIds);
   }
 }
 
@@ -84,10 +84,10 @@ for (const backend of CATALOG_BACKENDS) {
       const uncached = await backend.open();
       const cached = await backend.open();
       try {
-        const reading = new CountingRepository();
+        const reading = new CountingRepository(uncached.catalog.db);
         const expected = await ingest(uncached.catalog, () => new PersonCache(), reading);
         const cache = new PersonCache();
-        const caching = new CountingRepository();
+        const caching = new CountingRepository(cached.catalog.db);
         const actual = await ingest(cached.catalog, () => cache, caching);
         assert.deepEqual(actual, expected);
 

@@ -14,11 +14,10 @@ import { TimeSlices } from '../../src/util/yield.js';
 /** What an ingestion batch works with, on the catalog itself, with fresh caches unless given. */
 export function batchServices(catalog: Catalog, using: Partial<Pick<BatchServices, 'persons' | 'personCache'>> = {}): BatchServices {
   return {
-    db: catalog.db,
     groups: new GroupRepository(catalog.db, catalog.dialect),
     outbox: new OutboxRepository(catalog.db),
     groupTypes: new GroupTypeRegistry(),
-    persons: using.persons ?? new PersonRepository(),
+    persons: using.persons ?? new PersonRepository(catalog.db),
     personCache: using.personCache ?? new PersonCache(),
     slices: new TimeSlices(5),
     definitions: new DefinitionRecorder(

@@ -1,5 +1,5 @@
 import { PersonHydrator } from '../../persons/person-hydrator.js';
-import { PersonRepository } from '../../persons/person-repository.js';
+import type { PersonRepository } from '../../persons/person-repository.js';
 import type { CatalogDb } from '../../storage/catalog/catalog.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
@@ -27,8 +27,8 @@ export interface AnalysisActors {
   correlation: CorrelationActorsService;
 }
 
-export function createAnalysisActors(catalogDb: CatalogDb, warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
-  const hydrator = new PersonHydrator(catalogDb, new PersonRepository());
+export function createAnalysisActors(catalogDb: CatalogDb, persons: PersonRepository, warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
+  const hydrator = new PersonHydrator(persons);
   const funnel = new FunnelActorsService(warehouse, hydrator, resolvers);
   return {
     trends: new TrendActorsService(warehouse, hydrator, resolvers),

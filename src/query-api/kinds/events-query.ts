@@ -14,7 +14,6 @@ import { combineAnd, parseProperties, type PropertyGroup } from '../../query/pro
 import { compilePropertyFilters, type PropertyColumns } from '../../query/property-filters.js';
 import type { ActionSqlResolver, CohortSqlResolver } from '../../query/resolvers.js';
 import { SqlParams } from '../../query/sql-params.js';
-import type { CatalogDb } from '../../storage/catalog/catalog.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { cohortConditions } from '../cohort-conditions.js';
 import { withHogQLErrors } from '../hogql-errors.js';
@@ -143,7 +142,6 @@ export class EventsQueryKind implements QueryKind {
   constructor(
     private readonly warehouse: Warehouse,
     private readonly limits: ExecutionLimits,
-    private readonly db: CatalogDb,
     private readonly persons: PersonRepository,
     private readonly resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
   ) {}
@@ -282,8 +280,8 @@ export class EventsQueryKind implements QueryKind {
       } catch {
         throw new ValidationError(`${path}.personId`, 'Must be the integer id or the UUID of a person.');
       }
-      const person = await this.persons.findByKey(this.db, project.id, key);
-      const distinctIds = person ? await this.persons.distinctIdsOf(this.db, person.id) : [];
+      const person = await this.persons.findByKey(project.id, key);
+      const distinctIds = person ? await this.persons.distinctIdsOf(person.id) : [];
       conditions.push(raw(`\`e\`.distinct_id IN ${params.add(distinctIds, 'Array(String)')}`));
     }
     const properties = combineAnd(
