@@ -103,7 +103,7 @@ function funnelPersons(breakdown: boolean): string {
     `if(reached >= ${step}, arrayReduce('${fn}', arrayFilter((t, k) -> k = reached, ${times}, n)), NULL)`;
   return `SELECT reached, ${breakdown ? 'bucket, seen' : "'' AS bucket"},
     ${best('t12', 2, 'avg')} AS avg12, ${best('t23', 3, 'avg')} AS avg23,
-    ${best('t12', 2, 'median')} AS median12, ${best('t23', 3, 'median')} AS median23
+    ${best('t12', 2, 'quantileExactInclusive(0.5)')} AS median12, ${best('t23', 3, 'quantileExactInclusive(0.5)')} AS median23
   FROM (${funnelAttempts(breakdown ? `, JSONExtractString(e.properties, '$browser') AS browser` : '', breakdown ? ', bucket, seen' : '')})`;
 }
 
@@ -115,7 +115,7 @@ interface StepNumbers {
 
 function funnelStepsSql(): string {
   return `SELECT bucket, countIf(reached >= 1) AS c1, countIf(reached >= 2) AS c2, countIf(reached >= 3) AS c3,
-    avgIf(avg12, reached >= 2) AS a2, avgIf(avg23, reached >= 3) AS a3, medianIf(median12, reached >= 2) AS m2, medianIf(median23, reached >= 3) AS m3
+    avgIf(avg12, reached >= 2) AS a2, avgIf(avg23, reached >= 3) AS a3, quantileExactInclusiveIf(0.5)(median12, reached >= 2) AS m2, quantileExactInclusiveIf(0.5)(median23, reached >= 3) AS m3
   FROM (${funnelPersons(false)})
   GROUP BY bucket`;
 }
@@ -130,7 +130,7 @@ function funnelStepsByBrowserSql(): string {
   const distinct = 'arrayDistinct(seen)';
   const byBrowser = `SELECT bucket, countIf(reached >= 1) AS c1, countIf(reached >= 2) AS c2, countIf(reached >= 3) AS c3,
       avgIfState(avg12, reached >= 2) AS a2, avgIfState(avg23, reached >= 3) AS a3,
-      medianIfState(median12, reached >= 2) AS m2, medianIfState(median23, reached >= 3) AS m3,
+      quantileExactInclusiveIfState(0.5)(median12, reached >= 2) AS m2, quantileExactInclusiveIfState(0.5)(median23, reached >= 3) AS m3,
       sumMap(${distinct}, arrayMap(v -> toUInt64(countEqual(seen, v)), ${distinct})) AS seen_counts
     FROM (${funnelPersons(true)})
     GROUP BY bucket`;
@@ -138,7 +138,7 @@ function funnelStepsByBrowserSql(): string {
       arraySlice(arrayMap(x -> x.1, arrayReverseSort(x -> (x.2, x.1), arrayZip(totals.1, totals.2))), 1, 25) AS top
     FROM (${byBrowser})`;
   return `SELECT if(has(top, bucket), bucket, 'Other') AS kept, sum(c1) AS c1, sum(c2) AS c2, sum(c3) AS c3,
-    avgIfMerge(a2) AS a2, avgIfMerge(a3) AS a3, medianIfMerge(m2) AS m2, medianIfMerge(m3) AS m3
+    avgIfMerge(a2) AS a2, avgIfMerge(a3) AS a3, quantileExactInclusiveIfMerge(0.5)(m2) AS m2, quantileExactInclusiveIfMerge(0.5)(m3) AS m3
   FROM (${ranked})
   GROUP BY kept
   HAVING c1 > 0`;
@@ -410,21 +410,13 @@ export function insightCases(dates: Dates): InsightCase[] {
 }
 
 /**
- * How far a median may be from the other side's: ClickHouse's `median` (PostHog's, so the API's
- * too) estimates from a random sample of 8,192 values once there are more, so two runs over the
- * same rows differ by a few percent.
- */
-const MEDIAN_TOLERANCE = 0.1;
-
-/**
  * Where two answers differ, as paths into them: integers and text must be equal, fractions
  * equal to 1e-9 relative (the averages are sums of floats, and ClickHouse adds them up in
- * whatever order its threads finish), medians within MEDIAN_TOLERANCE.
+ * whatever order its threads finish). Medians are exact on both sides, so they are equal too.
  */
 export function differences(api: unknown, raw: unknown, at = ''): string[] {
   if (typeof api === 'number' && typeof raw === 'number') {
     const relative = Math.abs(api - raw) / Math.max(Math.abs(api), Math.abs(raw), Number.MIN_VALUE);
-    if (at.includes('.medians[')) return relative <= MEDIAN_TOLERANCE ? [] : [`${at}: API ${api}, SQL ${raw}`];
     if (Number.isInteger(api) && Number.isInteger(raw)) return api === raw ? [] : [`${at}: API ${api}, SQL ${raw}`];
     return relative <= 1e-9 ? [] : [`${at}: API ${api}, SQL ${raw}`];
   }

@@ -102,7 +102,7 @@ ARRAY JOIN periods AS entered`;
   if(best > 0 AND at_${steps - 1}[best] > 0, ts[at_${steps - 1}[best]], toInt64(-1)) AS final_at,
   if(best > 0, arraySlice(${times}, 1, most), CAST([], 'Array(Int64)')) AS step_times,
   ${conversions('avgOrNull')} AS avg_times,
-  ${conversions('medianOrNull')} AS median_times
+  ${conversions('quantileExactInclusiveOrNull(0.5)')} AS median_times
 FROM (
   SELECT *, if(most > 0, arrayFirstIndex(k -> k = most, counted), 0) AS best
   FROM (${attempts})

@@ -304,7 +304,7 @@ ARRAY JOIN funnel.6 AS entered`;
   }
   return `SELECT actor, bucket, funnel.3 AS steps, funnel.5.1 AS entry_at, funnel.5.2 AS final_at, funnel.5.3 AS step_times,
   arrayMap(i -> arrayReduce('avgOrNull', arrayMap(c -> c[i], funnel.4)), range(1, ${context.steps})) AS avg_times,
-  arrayMap(i -> arrayReduce('medianOrNull', arrayMap(c -> c[i], funnel.4)), range(1, ${context.steps})) AS median_times
+  arrayMap(i -> arrayReduce('quantileExactInclusiveOrNull(0.5)', arrayMap(c -> c[i], funnel.4)), range(1, ${context.steps})) AS median_times
 FROM (
     ${attempts}
 )`;

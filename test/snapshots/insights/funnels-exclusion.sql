@@ -4,13 +4,13 @@
 
 -- query 1 of 1 (query)
 SELECT bucket, sumForEach(arrayMap(k -> toUInt64(steps >= k), range(1, 4))) AS counts,
-  avgForEach(avg_times) AS averages, medianForEach(median_times) AS medians
+  avgForEach(avg_times) AS averages, quantileExactInclusiveForEach(0.5)(median_times) AS medians
 FROM (SELECT actor, bucket, most AS steps,
   if(best > 0, ts[at_0[best]], toInt64(-1)) AS entry_at,
   if(best > 0 AND at_2[best] > 0, ts[at_2[best]], toInt64(-1)) AS final_at,
   if(best > 0, arraySlice([ts[at_0[best]], ts[at_1[best]], ts[at_2[best]]], 1, most), CAST([], 'Array(Int64)')) AS step_times,
   [if(most > 1, arrayReduce('avgOrNull', arrayMap((k, a, b) -> if(k = most, intDiv(ts[b], 1000000) - intDiv(ts[a], 1000000), NULL), counted, at_0, at_1)), NULL), if(most > 2, arrayReduce('avgOrNull', arrayMap((k, a, b) -> if(k = most, intDiv(ts[b], 1000000) - intDiv(ts[a], 1000000), NULL), counted, at_1, at_2)), NULL)] AS avg_times,
-  [if(most > 1, arrayReduce('medianOrNull', arrayMap((k, a, b) -> if(k = most, intDiv(ts[b], 1000000) - intDiv(ts[a], 1000000), NULL), counted, at_0, at_1)), NULL), if(most > 2, arrayReduce('medianOrNull', arrayMap((k, a, b) -> if(k = most, intDiv(ts[b], 1000000) - intDiv(ts[a], 1000000), NULL), counted, at_1, at_2)), NULL)] AS median_times
+  [if(most > 1, arrayReduce('quantileExactInclusiveOrNull(0.5)', arrayMap((k, a, b) -> if(k = most, intDiv(ts[b], 1000000) - intDiv(ts[a], 1000000), NULL), counted, at_0, at_1)), NULL), if(most > 2, arrayReduce('quantileExactInclusiveOrNull(0.5)', arrayMap((k, a, b) -> if(k = most, intDiv(ts[b], 1000000) - intDiv(ts[a], 1000000), NULL), counted, at_1, at_2)), NULL)] AS median_times
 FROM (
   SELECT *, if(most > 0, arrayFirstIndex(k -> k = most, counted), 0) AS best
   FROM (SELECT actor, bucket, ts, at_0, at_1, at_2, counted, arrayMax(counted) AS most

@@ -4,10 +4,10 @@
 
 -- query 1 of 1 (query)
 SELECT bucket, sumForEach(arrayMap(k -> toUInt64(steps >= k), range(1, 4))) AS counts,
-  avgForEach(avg_times) AS averages, medianForEach(median_times) AS medians
+  avgForEach(avg_times) AS averages, quantileExactInclusiveForEach(0.5)(median_times) AS medians
 FROM (SELECT actor, bucket, funnel.3 AS steps, funnel.5.1 AS entry_at, funnel.5.2 AS final_at, funnel.5.3 AS step_times,
   arrayMap(i -> arrayReduce('avgOrNull', arrayMap(c -> c[i], funnel.4)), range(1, 3)) AS avg_times,
-  arrayMap(i -> arrayReduce('medianOrNull', arrayMap(c -> c[i], funnel.4)), range(1, 3)) AS median_times
+  arrayMap(i -> arrayReduce('quantileExactInclusiveOrNull(0.5)', arrayMap(c -> c[i], funnel.4)), range(1, 3)) AS median_times
 FROM (
     SELECT actor, bucket, arrayFold((acc, x) -> if(bitTest(x.2, 0), (
       arrayMap(k -> if(bitTest(x.2, k), arrayPushFront(acc.1[k + 2], (x.1, acc.2)), CAST([], 'Array(Tuple(Int64, Array(Int64)))')), range(3)),
