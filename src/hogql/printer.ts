@@ -271,7 +271,7 @@ class Printer {
       }
       if (name === 'numbers') throw new HogQLQueryError("Table function 'numbers' requires arguments");
       if (table.chain.length !== 1 || !isTableName(name)) throw new HogQLQueryError(`Unknown table \`${name}\`.`);
-      const ref: TableRef = { kind: 'table', alias: join.alias ?? name, def: TABLES[name], joins: new Set<LazyJoinName>() };
+      const ref: TableRef = { kind: 'table', alias: join.alias ?? name, def: TABLES[name], joins: new Set<LazyJoinName>(), columns: new Set<string>() };
       scope.addTable(ref);
       entries.push({ join, ref, sql: null });
     }
@@ -312,6 +312,8 @@ class Printer {
         return ` USING (${names
           .map((expr) => {
             if (expr.kind !== 'Field' || expr.chain.length !== 1) throw new HogQLQueryError('USING takes column names');
+            // ClickHouse reads the name from both sides: each table's subquery must select it.
+            for (const entry of entries) if (entry.ref.kind === 'table') entry.ref.columns?.add(expr.chain[0]!);
             return quotedIdentifier(expr.chain[0]!);
           })
           .join(', ')})`;
@@ -320,7 +322,7 @@ class Printer {
     });
     return entries
       .map(({ join, ref, sql }, index) => {
-        const table = sql ?? (ref.kind === 'table' ? tableSql(ref.def.name, ref.joins) : '');
+        const table = sql ?? (ref.kind === 'table' ? tableSql(ref.def.name, ref.joins, ref.columns) : '');
         const item = `${table} AS ${quotedIdentifier(ref.alias)}`;
         return index === 0 ? item : ` ${join.joinType ?? 'JOIN'} ${item}${constraints[index]}`;
       })
@@ -443,7 +445,10 @@ class Printer {
     switch (expr.kind) {
       case 'RawSql': {
         const events = [...scope.tables.values()].find((table) => table.kind === 'table' && table.def.name === 'events');
-        if (events?.kind === 'table') for (const join of expr.joins) events.joins.add(join as LazyJoinName);
+        if (events?.kind === 'table') {
+          for (const join of expr.joins) events.joins.add(join as LazyJoinName);
+          events.columns = null;
+        }
         return `(${expr.sql})`;
       }
       case 'Constant':

@@ -10,7 +10,14 @@ import { HogQLQueryError } from './errors.js';
 
 /** A table of a SELECT's FROM, under the alias the query gives it (or its own name). */
 export type TableRef =
-  | { kind: 'table'; alias: string; def: TableDef; joins: Set<LazyJoinName> }
+  | {
+      kind: 'table';
+      alias: string;
+      def: TableDef;
+      joins: Set<LazyJoinName>;
+      /** The table's own columns the query reads; null when it may read any (raw SQL from Tally's compilers). */
+      columns: Set<string> | null;
+    }
   | { kind: 'subquery'; alias: string; columns: string[] }
   | { kind: 'numbers'; alias: string };
 
@@ -58,6 +65,7 @@ function propertyName(path: string[]): string {
 
 function columnOf(ref: Extract<TableRef, { kind: 'table' }>, field: ColumnField, rest: string[], chain: string[], fieldName: string): ResolvedField {
   if (field.join) ref.joins.add(field.join);
+  else ref.columns?.add(field.column);
   const sql = `${quotedIdentifier(ref.alias)}.${quotedIdentifier(field.column)}`;
   if (rest.length > 0 && !field.json)
     throw new HogQLQueryError(`Can not access property "${rest.join('.')}" on field "${chain.slice(0, chain.length - rest.length).join('.')}"`);

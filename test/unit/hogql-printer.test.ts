@@ -6,9 +6,10 @@ import { parseSelect } from '../../src/hogql/parser.js';
 import { COHORT_PERSON, printSelect, type PlaceholderValue } from '../../src/hogql/printer.js';
 import { SqlParams } from '../../src/query/sql-params.js';
 
-const EVENTS = tableSql('events', new Set());
-const EVENTS_WITH_PDI = tableSql('events', new Set<LazyJoinName>(['pdi']));
-const EVENTS_WITH_PERSON = tableSql('events', new Set<LazyJoinName>(['person']));
+/** The guarded events subquery selecting only the `columns` a query reads, with its lazy joins. */
+function events(columns: string[], joins: LazyJoinName[] = []): string {
+  return tableSql('events', new Set(joins), new Set(columns));
+}
 const PERSONS = tableSql('persons', new Set());
 const PDIS = tableSql('person_distinct_ids', new Set());
 const GROUPS = tableSql('groups', new Set());
@@ -56,7 +57,7 @@ describe('HogQL printer: exact SQL', () => {
     const { sql, columns, outputAliases, params } = printed('select event, count() from events group by event order by count() desc');
     assert.equal(
       sql,
-      `SELECT \`events\`.\`event\` AS \`_hogql_col_0\`, count() AS \`_hogql_col_1\` FROM ${EVENTS} AS \`events\` GROUP BY \`events\`.\`event\` ORDER BY count() DESC`,
+      `SELECT \`events\`.\`event\` AS \`_hogql_col_0\`, count() AS \`_hogql_col_1\` FROM ${events(['event'])} AS \`events\` GROUP BY \`events\`.\`event\` ORDER BY count() DESC`,
     );
     assert.deepEqual(columns, ['event', 'count()']);
     assert.deepEqual(outputAliases, ['_hogql_col_0', '_hogql_col_1']);
@@ -70,7 +71,7 @@ describe('HogQL printer: exact SQL', () => {
     assert.equal(
       sql,
       `SELECT ${property('`events`.`properties`', '{p_0:String}')} AS \`b\`, ${property('`events`.`properties`', '{p_1:String}', '{p_2:String}', '{p_3:String}')} AS \`_hogql_col_1\` ` +
-        `FROM ${EVENTS} AS \`events\` WHERE and(ifNull(equals(${property('`events`.`properties`', '{p_4:String}')}, {p_5:String}), 0), notEquals(\`events\`.\`event\`, {p_6:String}))`,
+        `FROM ${events(['properties', 'event'])} AS \`events\` WHERE and(ifNull(equals(${property('`events`.`properties`', '{p_4:String}')}, {p_5:String}), 0), notEquals(\`events\`.\`event\`, {p_6:String}))`,
     );
     assert.deepEqual(columns, ['b', 'nested__a__b']);
     assert.deepEqual(params, { team_id: 7, p_0: '$browser', p_1: 'nested', p_2: 'a', p_3: 'b', p_4: '$os', p_5: 'Mac', p_6: 'x' });
@@ -80,7 +81,7 @@ describe('HogQL printer: exact SQL', () => {
     const { sql, params } = printed("select properties.arr.1, properties['k'][2] from events");
     assert.equal(
       sql,
-      `SELECT ${property('`events`.`properties`', '{p_0:String}', '{p_1:Int64}')} AS \`_hogql_col_0\`, ${property('`events`.`properties`', '{p_2:String}', '{p_3:Int64}')} AS \`_hogql_col_1\` FROM ${EVENTS} AS \`events\``,
+      `SELECT ${property('`events`.`properties`', '{p_0:String}', '{p_1:Int64}')} AS \`_hogql_col_0\`, ${property('`events`.`properties`', '{p_2:String}', '{p_3:Int64}')} AS \`_hogql_col_1\` FROM ${events(['properties'])} AS \`events\``,
     );
     assert.deepEqual(params, { team_id: 7, p_0: 'arr', p_1: 1, p_2: 'k', p_3: 2 });
   });
@@ -89,15 +90,15 @@ describe('HogQL printer: exact SQL', () => {
     const { sql, columns } = printed('select person.properties.email, person_id from events');
     assert.equal(
       sql,
-      `SELECT ${property('`events`.`__person__properties`', '{p_0:String}')} AS \`_hogql_col_0\`, \`events\`.\`__current_person_id\` AS \`_hogql_col_1\` FROM ${EVENTS_WITH_PERSON} AS \`events\``,
+      `SELECT ${property('`events`.`__person__properties`', '{p_0:String}')} AS \`_hogql_col_0\`, \`events\`.\`__current_person_id\` AS \`_hogql_col_1\` FROM ${events([], ['person', 'pdi'])} AS \`events\``,
     );
     assert.deepEqual(columns, ['email', 'person_id']);
     assert.match(
-      EVENTS_WITH_PERSON,
+      events([], ['person']),
       /LEFT JOIN \(\s*SELECT distinct_id, person_id\s*FROM person_distinct_ids FINAL\s*WHERE team_id = \{team_id:Int64\} AND is_deleted = 0\) AS __pdi/,
     );
     assert.match(
-      EVENTS_WITH_PERSON,
+      events([], ['person']),
       /LEFT JOIN \(\s*SELECT id, person_id, properties, is_identified, created_at\s*FROM persons FINAL\s*WHERE team_id = \{team_id:Int64\} AND is_deleted = 0\) AS __person/,
     );
     assertGuarded(sql);
@@ -111,7 +112,7 @@ describe('HogQL printer: exact SQL', () => {
     assert.equal(
       sql,
       'SELECT `e`.`event` AS `_hogql_col_0`, `p`.`id` AS `_hogql_col_1`, `d`.`distinct_id` AS `_hogql_col_2`, `g`.`key` AS `_hogql_col_3` ' +
-        `FROM ${EVENTS_WITH_PDI} AS \`e\` LEFT JOIN ${PERSONS} AS \`p\` ON equals(\`p\`.\`id\`, \`e\`.\`__current_person_id\`) ` +
+        `FROM ${events(['event', 'distinct_id', '$group_0'], ['pdi'])} AS \`e\` LEFT JOIN ${PERSONS} AS \`p\` ON equals(\`p\`.\`id\`, \`e\`.\`__current_person_id\`) ` +
         `FULL OUTER JOIN ${PDIS} AS \`d\` ON equals(\`d\`.\`distinct_id\`, \`e\`.\`distinct_id\`) ` +
         `RIGHT JOIN ${GROUPS} AS \`g\` ON equals(\`g\`.\`key\`, \`e\`.\`$group_0\`) CROSS JOIN numbers({p_0:UInt64}) AS \`n\``,
     );
@@ -130,15 +131,27 @@ describe('HogQL printer: exact SQL', () => {
     }
     assert.equal(
       printed('select t.event from (select event from events) t').sql,
-      `SELECT \`t\`.\`event\` AS \`_hogql_col_0\` FROM (SELECT \`events\`.\`event\` AS \`event\` FROM ${EVENTS} AS \`events\`) AS \`t\``,
+      `SELECT \`t\`.\`event\` AS \`_hogql_col_0\` FROM (SELECT \`events\`.\`event\` AS \`event\` FROM ${events(['event'])} AS \`events\`) AS \`t\``,
     );
+  });
+
+  test('the events subquery selects only the columns the query reads', () => {
+    assert.equal(printed('select count() from events').sql, `SELECT count() AS \`_hogql_col_0\` FROM ${events([])} AS \`events\``);
+    assert.match(events([]), /^\(SELECT __events\.`team_id` AS `team_id` FROM events AS __events WHERE/);
+    const using = printed('select count() from events a join events b using (distinct_id)').sql;
+    assert.equal(
+      using,
+      `SELECT count() AS \`_hogql_col_0\` FROM ${events(['distinct_id'])} AS \`a\` JOIN ${events(['distinct_id'])} AS \`b\` USING (\`distinct_id\`)`,
+    );
+    const star = printed('select * from events').sql;
+    assert.ok(star.includes(' AS `$window_id`') && star.includes(' AS `elements_chain`') && !star.includes('person_properties'), star);
   });
 
   test('an OR in the query cannot widen the guard: the guard is inside the table', () => {
     const { sql } = printed('select count() from events where 1 = 1 or team_id != 7');
     assert.equal(
       sql,
-      `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\` WHERE or(equals({p_0:Int64}, {p_1:Int64}), notEquals(\`events\`.\`team_id\`, {p_2:Int64}))`,
+      `SELECT count() AS \`_hogql_col_0\` FROM ${events(['team_id'])} AS \`events\` WHERE or(equals({p_0:Int64}, {p_1:Int64}), notEquals(\`events\`.\`team_id\`, {p_2:Int64}))`,
     );
   });
 
@@ -148,7 +161,7 @@ describe('HogQL printer: exact SQL', () => {
       simple,
       `SELECT isNull(\`events\`.\`event\`) AS \`_hogql_col_0\`, isNotNull(\`events\`.\`event\`) AS \`_hogql_col_1\`, ` +
         `concat(ifNull(toString({p_0:String}), ''), ifNull(toString(${property('`events`.`properties`', '{p_1:String}')}), '')) AS \`_hogql_col_2\`, ` +
-        `ifNull(${property('`events`.`properties`', '{p_2:String}')}, {p_3:String}) AS \`_hogql_col_3\` FROM ${EVENTS} AS \`events\``,
+        `ifNull(${property('`events`.`properties`', '{p_2:String}')}, {p_3:String}) AS \`_hogql_col_3\` FROM ${events(['event', 'properties'])} AS \`events\``,
     );
   });
 
@@ -158,14 +171,14 @@ describe('HogQL printer: exact SQL', () => {
       sql,
       "SELECT accurateCastOrNull({p_0:String}, 'Int64') AS `_hogql_col_0`, accurateCastOrNull({p_1:String}, 'Float64') AS `_hogql_col_1`, " +
         'parseDateTime64BestEffortOrNull({p_2:String}, 6, {p_3:String}) AS `_hogql_col_2`, now64(6, {p_3:String}) AS `_hogql_col_3`, ' +
-        `count() AS \`_hogql_col_4\` FROM ${EVENTS} AS \`events\``,
+        `count() AS \`_hogql_col_4\` FROM ${events([])} AS \`events\``,
     );
     assert.equal(params.p_3, 'Europe/Berlin');
     const { sql: times } = printed('select toDateTime(timestamp), toDate(timestamp), toDate(properties.day) from events');
     assert.equal(
       times,
       'SELECT toDateTime64(toTimeZone(`events`.`timestamp`, {p_0:String}), 6, {p_0:String}) AS `_hogql_col_0`, toDate(toTimeZone(`events`.`timestamp`, {p_0:String})) AS `_hogql_col_1`, ' +
-        `toDateOrNull(${property('`events`.`properties`', '{p_1:String}')}) AS \`_hogql_col_2\` FROM ${EVENTS} AS \`events\``,
+        `toDateOrNull(${property('`events`.`properties`', '{p_1:String}')}) AS \`_hogql_col_2\` FROM ${events(['timestamp', 'properties'])} AS \`events\``,
     );
   });
 
@@ -173,7 +186,7 @@ describe('HogQL printer: exact SQL', () => {
     const { sql, params } = printed('select count() from events where distinct_id in {ids} limit {n}', { ids: ['a', 'b'], n: 3 });
     assert.equal(
       sql,
-      `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\` WHERE ifNull((\`events\`.\`distinct_id\` IN {p_0:Array(String)}), 0) LIMIT {p_1:Int64}`,
+      `SELECT count() AS \`_hogql_col_0\` FROM ${events(['distinct_id'])} AS \`events\` WHERE ifNull((\`events\`.\`distinct_id\` IN {p_0:Array(String)}), 0) LIMIT {p_1:Int64}`,
     );
     assert.deepEqual(params, { team_id: 7, p_0: ['a', 'b'], p_1: 3 });
   });
@@ -190,7 +203,7 @@ describe('HogQL printer: exact SQL', () => {
     );
     assert.equal(
       full,
-      `SELECT DISTINCT \`events\`.\`event\` AS \`e2\` FROM ${EVENTS} AS \`events\` WHERE {p_0:Int64} GROUP BY \`events\`.\`event\` HAVING greater(count(), {p_1:Int64}) ` +
+      `SELECT DISTINCT \`events\`.\`event\` AS \`e2\` FROM ${events(['event'])} AS \`events\` WHERE {p_0:Int64} GROUP BY \`events\`.\`event\` HAVING greater(count(), {p_1:Int64}) ` +
         'ORDER BY `events`.`event` DESC LIMIT {p_2:Int64} BY `events`.`event` LIMIT {p_3:Int64} OFFSET {p_4:Int64}',
     );
   });
@@ -202,7 +215,7 @@ describe('HogQL printer: times', () => {
     assert.equal(
       sql,
       'SELECT toStartOfDay(toTimeZone(`events`.`timestamp`, {p_0:String})) AS `_hogql_col_0`, toTimeZone(`events`.`__person__created_at`, {p_0:String}) AS `_hogql_col_1` ' +
-        `FROM ${EVENTS_WITH_PERSON} AS \`events\``,
+        `FROM ${events(['timestamp'], ['person'])} AS \`events\``,
     );
     assert.equal(params.p_0, 'Europe/Berlin');
     const utc = printSelect(parseSelect('select toStartOfDay(timestamp) from events'), {
@@ -210,7 +223,7 @@ describe('HogQL printer: times', () => {
       timezone: 'UTC',
       values: null,
     });
-    assert.equal(utc.sql, `SELECT toStartOfDay(\`events\`.\`timestamp\`) AS \`_hogql_col_0\` FROM ${EVENTS} AS \`events\``);
+    assert.equal(utc.sql, `SELECT toStartOfDay(\`events\`.\`timestamp\`) AS \`_hogql_col_0\` FROM ${events(['timestamp'])} AS \`events\``);
   });
 });
 
@@ -226,7 +239,7 @@ describe('HogQL printer: IN COHORT', () => {
     });
     assert.equal(
       sql,
-      `SELECT count() AS \`_hogql_col_0\` FROM ${EVENTS_WITH_PDI} AS \`events\` WHERE and((\`events\`.\`__current_person_id\` IN (SELECT person_id FROM members)), ` +
+      `SELECT count() AS \`_hogql_col_0\` FROM ${events([], ['pdi'])} AS \`events\` WHERE and((\`events\`.\`__current_person_id\` IN (SELECT person_id FROM members)), ` +
         'not((`events`.`__current_person_id` IN (SELECT person_id FROM members))))',
     );
     assert.throws(

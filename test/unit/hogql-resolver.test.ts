@@ -11,7 +11,7 @@ function scopeWith(...refs: TableRef[]): Scope {
 }
 
 function table(name: keyof typeof TABLES, alias: string = name): Extract<TableRef, { kind: 'table' }> {
-  return { kind: 'table', alias, def: TABLES[name], joins: new Set<LazyJoinName>() };
+  return { kind: 'table', alias, def: TABLES[name], joins: new Set<LazyJoinName>(), columns: new Set<string>() };
 }
 
 function unresolvable(run: () => unknown, message: string): void {
