@@ -162,7 +162,7 @@ export class IngestionConsumer {
     // A later pass may have stored more meanwhile; stores run in order, so this includes ours.
     await this.lastStore;
     try {
-      await this.using.relay.flush();
+      await this.using.relay.catchUp();
     } catch (error) {
       this.noteFailure(error);
       throw error;
@@ -301,7 +301,7 @@ export class IngestionConsumer {
   }
 
   private async processLog(): Promise<void> {
-    await this.using.relay.flush();
+    await this.using.relay.catchUp();
     // After a failure, every store still running fails too (see `store`): once they have, the
     // pass reads the log from its start, and a failure counted from here on is a new one.
     if (this.committedThrough === 0) {

@@ -150,5 +150,33 @@ for (const backend of CATALOG_BACKENDS) {
         [{ cohort_id: '9', person_id: PERSON_B, is_deleted: 0 }],
       );
     });
+
+    test("a read's catch-up applies what a restart found in the outbox, then each write its writer flushed, and reads the outbox only then", async () => {
+      // A relay as a restarted process makes one: rows a crash left are applied by the first catch-up.
+      const restarted = new OutboxRelay(outbox, warehouse, () => catalog.syncCommits());
+      await outbox.append([link('left-by-a-crash', PERSON_B)]);
+      await restarted.catchUp();
+      assert.equal((await currentLinks()).get('left-by-a-crash'), PERSON_B);
+
+      let outboxReads = 0;
+      const counting = Object.assign(Object.create(outbox) as OutboxRepository, {
+        after: (id: number, limit: number) => {
+          outboxReads += 1;
+          return outbox.after(id, limit);
+        },
+      });
+      const relayed = new OutboxRelay(counting, warehouse, () => catalog.syncCommits());
+      await relayed.catchUp();
+      assert.equal(outboxReads, 1);
+      await relayed.catchUp();
+      await relayed.catchUp();
+      assert.equal(outboxReads, 1, 'nothing was flushed since the outbox was found empty');
+      await outbox.append([link('written-then-flushed', PERSON_B)]);
+      await relayed.flush();
+      assert.equal(outboxReads, 2);
+      assert.equal((await currentLinks()).get('written-then-flushed'), PERSON_B);
+      await relayed.catchUp();
+      assert.equal(outboxReads, 2);
+    });
   });
 }

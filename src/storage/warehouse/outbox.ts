@@ -123,6 +123,10 @@ function rowsByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, Outbox
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
   private readonly progress = new QueueProgress(5000);
+  /** Calls of `flush()`, each after a commit that may have appended rows. */
+  private flushes = 0;
+  /** `flushes` when the last drain to find the outbox empty began; -1 before the first drain. */
+  private drainedFlushes = -1;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -132,8 +136,20 @@ export class OutboxRelay {
     this.runner = new CoalescingRunner(() => this.drain());
   }
 
+  /** Applies every committed row; writers call it after each commit that appended rows. */
   flush(): Promise<void> {
+    this.flushes += 1;
     return this.runner.run();
+  }
+
+  /**
+   * What a read waits for: every row writers have committed, applied. Only this process's
+   * writers append rows, each calling `flush()` after its commit, so while no flush came since
+   * a drain began and found the outbox empty, there is nothing to read (and no catalog query to
+   * make); the first call drains whatever a crash left.
+   */
+  catchUp(): Promise<void> {
+    return this.flushes === this.drainedFlushes ? Promise.resolve() : this.runner.run();
   }
 
   /** Deletes the rows already applied: in the caller's transaction when given one. */
@@ -142,6 +158,7 @@ export class OutboxRelay {
   }
 
   private async drain(): Promise<void> {
+    const flushes = this.flushes;
     await this.syncCommits();
     for (;;) {
       const rows = await this.outbox.after(this.progress.carriedThrough, RELAY_CHUNK);
@@ -169,7 +186,10 @@ export class OutboxRelay {
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
       }
       if (this.progress.wantsPruning) await this.progress.prune(this.outbox);
-      if (rows.length < RELAY_CHUNK) return;
+      if (rows.length < RELAY_CHUNK) {
+        this.drainedFlushes = flushes;
+        return;
+      }
     }
   }
 }
