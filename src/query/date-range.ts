@@ -63,13 +63,18 @@ function normaliseOffset(offset: string): string {
   return `${offset[0]}${hours}:${minutes}`;
 }
 
-/** Calendar arithmetic on the wall clock, as Python does on aware datetimes. */
+/**
+ * Calendar arithmetic on the wall clock, as Python does on aware datetimes. In a fixed-offset
+ * zone (UTC) luxon's own arithmetic is that already, at a fraction of the cost.
+ */
 function wallClockMinus(at: DateTime, delta: DurationLikeObject): DateTime {
+  if (at.zone.isUniversal) return at.minus(delta);
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).minus(delta);
   return DateTime.fromObject(wallClock(local), { zone: at.zone });
 }
 
 function wallClockPlus(at: DateTime, delta: DurationLikeObject): DateTime {
+  if (at.zone.isUniversal) return at.plus(delta);
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).plus(delta);
   return DateTime.fromObject(wallClock(local), { zone: at.zone });
 }
@@ -305,14 +310,21 @@ function bucketsBetween(from: DateTime, to: DateTime, interval: Interval, weekSt
   return buckets;
 }
 
+const MONTH_ABBREVIATIONS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Written from the fields, not with `toFormat`: an axis formats every bucket of every series. */
+const twoDigits = (value: number) => (value < 10 ? `0${value}` : String(value));
+
 /** `2020-01-01` (`2020-01-01 13:00:00` for hours): the `days` entries. */
 export function formatDay(bucket: DateTime, interval: Interval): string {
-  return bucket.toFormat(interval === 'hour' ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd');
+  const day = `${String(bucket.year).padStart(4, '0')}-${twoDigits(bucket.month)}-${twoDigits(bucket.day)}`;
+  return interval === 'hour' ? `${day} ${twoDigits(bucket.hour)}:${twoDigits(bucket.minute)}:${twoDigits(bucket.second)}` : day;
 }
 
 /** `1-Jan-2020` (`1-Jan-2020 13:00` for hours): the legacy `labels` entries. */
 export function formatLabel(bucket: DateTime, interval: Interval): string {
-  return bucket.setLocale('en-US').toFormat(interval === 'hour' ? 'd-LLL-yyyy HH:mm' : 'd-LLL-yyyy');
+  const day = `${bucket.day}-${MONTH_ABBREVIATIONS[bucket.month - 1]}-${String(bucket.year).padStart(4, '0')}`;
+  return interval === 'hour' ? `${day} ${twoDigits(bucket.hour)}:${twoDigits(bucket.minute)}` : day;
 }
 
 /**

@@ -9,6 +9,8 @@ import type { SeriesRow } from './series-query.js';
 
 /** Builds the series items of PostHog's legacy trends answer (`/insights/trend/`) from aggregated rows. */
 
+const DAY_MS = 86_400_000;
+
 export const OTHER_LABEL = 'Other (i.e. all remaining values)';
 export const NULL_LABEL = 'None (i.e. no value)';
 
@@ -39,7 +41,8 @@ function bucketEnd(bucket: DateTime, interval: Interval): DateTime {
     case 'hour':
       return bucket.plus({ hours: 1 });
     case 'day':
-      return bucket.endOf('day');
+      // A bucket starts its day; in a fixed-offset zone the day is 86,400,000 ms, one step instead of luxon's three.
+      return bucket.zone.isUniversal ? bucket.plus(DAY_MS - 1) : bucket.endOf('day');
   }
 }
 
