@@ -83,4 +83,16 @@ export class EventSource implements PropertyColumns {
     }
     return joins.join('\n');
   }
+
+  /**
+   * `FROM … PREWHERE scan WHERE conditions`. The scan conditions, on the table's small sorted
+   * columns (project, time, event name), are read first, and each other column only for the
+   * rows they keep: left to itself, ClickHouse moves property conditions into PREWHERE as well
+   * and reads and parses the JSON of every row of the time range (a 30-day trend with an event
+   * property filter took 77 ms instead of 22 on 1M events; with no property filter 9 instead of 8).
+   */
+  fromPrewhere(scan: readonly string[], conditions: readonly string[]): string {
+    const where = conditions.length > 0 ? `\nWHERE ${conditions.join('\n  AND ')}` : '';
+    return `${this.fromClause()}\nPREWHERE ${scan.join(' AND ')}${where}`;
+  }
 }

@@ -28,12 +28,14 @@ export interface EventScopeDefinition {
 /**
  * The parameters, event source and WHERE conditions of a query over the events of several
  * entities at once: each entity becomes a condition (`entityCondition`) the query can use in
- * flags or filters. Team and timestamp come first so ClickHouse prunes by the sort key.
+ * flags or filters. Team and timestamp are read first (PREWHERE), and prune by the sort key.
  */
 export class EventScope {
   private constructor(
     readonly params: SqlParams,
     readonly source: EventSource,
+    /** Project and time bounds: what the scan reads first. */
+    private readonly scan: string[],
     private readonly conditions: string[],
     private readonly resolvers: InsightResolvers,
   ) {}
@@ -45,12 +47,11 @@ export class EventScope {
     const fromText = definition.from ? toWarehouseTime(definition.from) : '1970-01-01 00:00:00.000000';
     const toText = definition.to ? toWarehouseTime(definition.to) : '2200-01-01 00:00:00.000000';
     const source = new EventSource(params, { from: fromText, to: toText });
-    const conditions = ['e.team_id = {team_id:Int64}'];
-    if (definition.from) conditions.push(`e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`);
-    if (definition.to) conditions.push(`e.timestamp ${definition.toExclusive ? '<' : '<='} ${params.add(toText, "DateTime64(6, 'UTC')")}`);
+    const scan = ['e.team_id = {team_id:Int64}'];
+    if (definition.from) scan.push(`e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`);
+    if (definition.to) scan.push(`e.timestamp ${definition.toExclusive ? '<' : '<='} ${params.add(toText, "DateTime64(6, 'UTC')")}`);
     const properties = await compilePropertyFilters(definition.properties, { columns: source, params, cohorts: definition.resolvers.cohorts });
-    if (properties !== '1') conditions.push(`(${properties})`);
-    return new EventScope(params, source, conditions, definition.resolvers);
+    return new EventScope(params, source, scan, properties !== '1' ? [`(${properties})`] : [], definition.resolvers);
   }
 
   /** True for events of the entity (its event name or action, and its own properties). */
@@ -76,8 +77,8 @@ export class EventScope {
     return this.resolvers.cohorts.membershipCondition(cohortId, this.source.personId, this.params);
   }
 
-  /** `FROM … WHERE …`; call after every expression of the query has been built. */
+  /** `FROM … PREWHERE … WHERE …`; call after every expression of the query has been built. */
   fromWhere(extraConditions: string[] = []): string {
-    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
+    return this.source.fromPrewhere(this.scan, [...this.conditions, ...extraConditions]);
   }
 }

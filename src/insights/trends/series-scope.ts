@@ -35,6 +35,8 @@ export class RangeScope {
   protected constructor(
     readonly params: SqlParams,
     readonly source: EventSource,
+    /** Project and time bounds (and a series' event name): what the scan reads first. */
+    readonly scan: string[],
     readonly conditions: string[],
   ) {}
 
@@ -45,37 +47,46 @@ export class RangeScope {
     const fromText = toWarehouseTime(from);
     const toText = toWarehouseTime(to);
     const source = new EventSource(params, { from: fromText, to: toText });
-    const conditions = [
+    const scan = [
       'e.team_id = {team_id:Int64}',
       `e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`,
       `e.timestamp <= ${params.add(toText, "DateTime64(6, 'UTC')")}`,
     ];
-    return new RangeScope(params, source, conditions);
+    return new RangeScope(params, source, scan, []);
   }
 
-  /** `FROM … WHERE …`; call after every expression of the query has been built. */
+  /** `FROM … PREWHERE … WHERE …`; call after every expression of the query has been built. */
   fromWhere(extraConditions: string[] = []): string {
-    return `${this.source.fromClause()}\nWHERE ${[...this.conditions, ...extraConditions].join('\n  AND ')}`;
+    return this.source.fromPrewhere(this.scan, [...this.conditions, ...extraConditions]);
   }
 }
 
 /**
- * The parameters, event source and WHERE conditions of one query over a series' events between
- * two bounds (team and timestamp first, so ClickHouse prunes by the table's sort key).
+ * The parameters, event source and conditions of one query over a series' events between two
+ * bounds (team, timestamp and event name read first, so ClickHouse prunes by the table's sort key).
  */
 export class SeriesScope extends RangeScope {
   static async create(series: SeriesDefinition, from: DateTime, to: DateTime): Promise<SeriesScope> {
     const range = RangeScope.forRange(series, from, to);
-    const matching = await seriesConditions(series, range.source, range.params);
-    return new SeriesScope(range.params, range.source, [...range.conditions, ...matching]);
+    const event = eventNameCondition(series.entity, range.params);
+    const matching = await seriesConditions(series, range.source, range.params, false);
+    return new SeriesScope(range.params, range.source, event ? [...range.scan, event] : range.scan, matching);
   }
 }
 
-/** The conditions an event meets to count in a series: its event or action, property filters and math. */
-export async function seriesConditions(series: SeriesDefinition, source: EventSource, params: SqlParams): Promise<string[]> {
+function eventNameCondition(entity: SeriesEntity, params: SqlParams): string | null {
+  return entity.type === 'events' && entity.id !== null ? `e.event = ${params.add(String(entity.id), 'String')}` : null;
+}
+
+/**
+ * The conditions an event meets to count in a series: its event (unless `withEventName` is false:
+ * the caller reads it first) or action, property filters and math.
+ */
+export async function seriesConditions(series: SeriesDefinition, source: EventSource, params: SqlParams, withEventName = true): Promise<string[]> {
   const conditions: string[] = [];
   const { entity } = series;
-  if (entity.type === 'events' && entity.id !== null) conditions.push(`e.event = ${params.add(String(entity.id), 'String')}`);
+  const event = withEventName ? eventNameCondition(entity, params) : null;
+  if (event) conditions.push(event);
   if (entity.type === 'actions') {
     const action = await series.resolvers.actions.resolve(Number(entity.id), source, params);
     if (!action) throw new UnknownAction(Number(entity.id));

@@ -20,10 +20,8 @@ LEFT JOIN (
   SELECT id, person_id, properties, is_identified, created_at
   FROM persons FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS person ON person.id = if(pdi.distinct_id = '', e.person_id, pdi.person_id)
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND ((e.event = {p_2:String}) OR (e.event = {p_3:String})))
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String})))
     GROUP BY actor
   )
   WHERE notEmpty(cohorts))

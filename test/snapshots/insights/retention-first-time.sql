@@ -15,9 +15,8 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp <= {p_0:DateTime64(6, 'UTC')}
-  AND ((e.event = {p_1:String}) OR (e.event = {p_2:String}))
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp <= {p_0:DateTime64(6, 'UTC')}
+WHERE ((e.event = {p_1:String}) OR (e.event = {p_2:String}))
   AND (e.timestamp >= {p_3:DateTime64(6, 'UTC')} OR (e.event = {p_1:String})))
       GROUP BY actor
     )

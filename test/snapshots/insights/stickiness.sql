@@ -8,10 +8,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND e.event = {p_2:String} GROUP BY actor) GROUP BY intervals;
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event = {p_2:String} GROUP BY actor) GROUP BY intervals;
 -- params:
 -- {
 --   "p_0": "2026-01-08 00:00:00.000000",
@@ -27,10 +24,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND e.event = {p_2:String} GROUP BY actor) GROUP BY intervals;
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event = {p_2:String} GROUP BY actor) GROUP BY intervals;
 -- params:
 -- {
 --   "p_0": "2026-01-08 00:00:00.000000",

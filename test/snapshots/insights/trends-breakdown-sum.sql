@@ -5,10 +5,7 @@
 -- query 1 of 2 (query)
 SELECT if(notEmpty(JSONExtractString(e.properties, {p_3:String})), JSONExtractString(e.properties, {p_3:String}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', raw_json_value), [JSONExtractRaw(e.properties, {p_3:String})])[1]) AS value, sum(toFloat64OrNull(if(notEmpty(JSONExtractString(e.properties, {p_4:String})), JSONExtractString(e.properties, {p_4:String}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', raw_json_value), [JSONExtractRaw(e.properties, {p_4:String})])[1]))) AS count
 FROM events AS e
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND e.event = {p_2:String}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event = {p_2:String}
 GROUP BY value
 ORDER BY count DESC, value DESC
 LIMIT {p_5:UInt64} OFFSET {p_6:UInt64};
@@ -28,10 +25,7 @@ LIMIT {p_5:UInt64} OFFSET {p_6:UInt64};
 -- query 2 of 2 (query)
 SELECT toDate(toDateTime(e.timestamp, {timezone:String})) AS bucket, transform(ifNull(nullIf(if(notEmpty(JSONExtractString(e.properties, {p_6:String})), JSONExtractString(e.properties, {p_6:String}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', raw_json_value), [JSONExtractRaw(e.properties, {p_6:String})])[1]), ''), {p_4:String}), {p_3:Array(String)}, {p_3:Array(String)}, {p_5:String}) AS breakdown_value, sum(toFloat64OrNull(if(notEmpty(JSONExtractString(e.properties, {p_7:String})), JSONExtractString(e.properties, {p_7:String}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', raw_json_value), [JSONExtractRaw(e.properties, {p_7:String})])[1]))) AS value
 FROM events AS e
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND e.event = {p_2:String}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event = {p_2:String}
 GROUP BY bucket, breakdown_value;
 -- params:
 -- {

@@ -5,10 +5,8 @@
 -- query 1 of 1 (query)
 SELECT toDate(toDateTime(e.timestamp, {timezone:String})) AS bucket, countIf((e.event = {p_2:String})) AS value_0, countIf((e.event = {p_3:String})) AS value_1
 FROM events AS e
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND ((e.event = {p_2:String}) OR (e.event = {p_3:String}))
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}))
 GROUP BY bucket;
 -- params:
 -- {

@@ -13,11 +13,8 @@ LEFT JOIN (
   SELECT id, person_id, properties, is_identified, created_at
   FROM persons FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS person ON person.id = if(pdi.distinct_id = '', e.person_id, pdi.person_id)
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND e.event = {p_2:String}
-  AND ((has({p_3:Array(String)}, if(notEmpty(JSONExtractString(person.properties, {p_4:String})), JSONExtractString(person.properties, {p_4:String}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', raw_json_value), [JSONExtractRaw(person.properties, {p_4:String})])[1]))))
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event = {p_2:String}
+WHERE ((has({p_3:Array(String)}, if(notEmpty(JSONExtractString(person.properties, {p_4:String})), JSONExtractString(person.properties, {p_4:String}), arrayMap(raw_json_value -> if(startsWith(raw_json_value, '"'), '', raw_json_value), [JSONExtractRaw(person.properties, {p_4:String})])[1]))))
 GROUP BY bucket;
 -- params:
 -- {

@@ -5,10 +5,7 @@
 -- query 1 of 1 (query)
 SELECT toDate(toDateTime(e.timestamp, {timezone:String})) AS bucket, count() AS value
 FROM events AS e
-WHERE e.team_id = {team_id:Int64}
-  AND e.timestamp >= {p_0:DateTime64(6, 'UTC')}
-  AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-  AND e.event = {p_2:String}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event = {p_2:String}
 GROUP BY bucket;
 -- params:
 -- {
