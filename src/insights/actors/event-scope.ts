@@ -77,8 +77,26 @@ export class EventScope {
     return this.resolvers.cohorts.membershipCondition(cohortId, this.source.personId, this.params);
   }
 
-  /** `FROM … PREWHERE … WHERE …`; call after every expression of the query has been built. */
-  fromWhere(extraConditions: string[] = []): string {
-    return this.source.fromPrewhere(this.scan, [...this.conditions, ...extraConditions]);
+  /**
+   * `e.event IN (…)` when every entity is a named event (whatever its own properties): a
+   * condition each of them implies, for `fromWhere` to read first. Null when one is an action or
+   * every event.
+   */
+  eventNamesScan(entities: readonly SeriesEntity[]): string | null {
+    const names = new Set<string>();
+    for (const entity of entities) {
+      if (entity.type !== 'events' || entity.id === null) return null;
+      names.add(String(entity.id));
+    }
+    return names.size === 0 ? null : `e.event IN ${this.params.add([...names], 'Array(String)')}`;
+  }
+
+  /**
+   * `FROM … PREWHERE … WHERE …`; call after every expression of the query has been built.
+   * `extraScan` (null entries skipped) joins the project and time bounds in what is read first.
+   */
+  fromWhere(extraConditions: string[] = [], extraScan: readonly (string | null)[] = []): string {
+    const scan = [...this.scan, ...extraScan.filter((condition): condition is string => condition !== null)];
+    return this.source.fromPrewhere(scan, [...this.conditions, ...extraConditions]);
   }
 }

@@ -39,7 +39,7 @@ export async function funnelBuckets(filter: FunnelFilter, scope: Omit<EventScope
   const rows = await warehouse.query<{ value: string[] }>(
     `SELECT value FROM (
   SELECT ${value} AS value, count() AS events
-  ${events.fromWhere([`(${conditions.join(' OR ')})`])}
+  ${events.fromWhere([`(${conditions.join(' OR ')})`], [events.eventNamesScan(ranked)])}
   GROUP BY value
   ORDER BY events DESC, value DESC
   LIMIT ${limit}

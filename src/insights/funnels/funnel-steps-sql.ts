@@ -278,7 +278,7 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   const keep = options.breakdownValue ? `WHERE bucket = ${params.add(options.breakdownValue, 'Array(String)')}` : '';
   const events = `SELECT ${actor} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${bitMask(stepConditions)} AS step_mask,
           ${bitMask(exclusionConditions)} AS exclusion_mask${buckets.event}${period}
-        ${scope.fromWhere(conditions)}`;
+        ${scope.fromWhere(conditions, filter.orderType === 'strict' ? [] : [scope.eventNamesScan([...filter.steps, ...filter.exclusions.map((exclusion) => exclusion.entity)])])}`;
   const order = `if(step_mask = 0, 0, 1 + bitCount(bitAnd(step_mask, bitNot(step_mask) + 1) - 1))`;
   const timeline = `arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, ${order}${period ? ', period' : ''})))`;
   const timelines = `SELECT actor, bucket, timeline

@@ -98,7 +98,7 @@ async function retentionEvents(query: RetentionActorQuery): Promise<RetentionEve
   if (filter.firstTime) conditions.push(`(e.timestamp >= ${start} OR (${target}))`);
   const sql = `SELECT ${actor} AS actor, e.timestamp AS at, ${periodOf('e.timestamp')} AS period_index, (${target}) AS is_target,
         (${returning}) AS is_returning, e.timestamp >= ${start} AS in_range${key ? `, ${key} AS row_key` : ''}
-      ${scope.fromWhere(conditions)}`;
+      ${scope.fromWhere(conditions, [scope.eventNamesScan([filter.target, filter.returning])])}`;
   return { scope, key, start, periodOf, sql };
 }
 

@@ -3,7 +3,7 @@
 -- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/insight-sql-snapshots.test.js
 
 -- query 1 of 2 (query)
-SELECT countIf(steps = {p_11:UInt64}) AS success_total, countIf(steps < {p_11:UInt64}) AS failure_total FROM (SELECT actor, steps, entry_at, final_at FROM (SELECT actor, bucket, most AS steps,
+SELECT countIf(steps = {p_12:UInt64}) AS success_total, countIf(steps < {p_12:UInt64}) AS failure_total FROM (SELECT actor, steps, entry_at, final_at FROM (SELECT actor, bucket, most AS steps,
   if(best > 0, ts[at_0[best]], toInt64(-1)) AS entry_at,
   if(best > 0 AND at_2[best] > 0, ts[at_2[best]], toInt64(-1)) AS final_at,
   if(best > 0, arraySlice([ts[at_0[best]], ts[at_1[best]], ts[at_2[best]]], 1, most), CAST([], 'Array(Int64)')) AS step_times,
@@ -36,7 +36,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_8:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -57,16 +57,21 @@ WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:S
 --   "p_5": 1209600000000,
 --   "p_6": [],
 --   "p_7": [],
---   "p_8": "2026-01-08 00:00:00.000000",
---   "p_9": "2026-01-15 23:59:59.999999",
---   "p_10": 1209600000000,
---   "p_11": 3,
+--   "p_8": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
+--   "p_9": "2026-01-08 00:00:00.000000",
+--   "p_10": "2026-01-15 23:59:59.999999",
+--   "p_11": 1209600000000,
+--   "p_12": 3,
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }
 
 -- query 2 of 2 (query)
-SELECT hit_event AS event, uniqExactIf(actor, steps = {p_12:UInt64}) AS success_count, uniqExactIf(actor, steps < {p_12:UInt64}) AS failure_count
+SELECT hit_event AS event, uniqExactIf(actor, steps = {p_13:UInt64}) AS success_count, uniqExactIf(actor, steps < {p_13:UInt64}) AS failure_count
 FROM (SELECT actors.actor AS actor, actors.steps AS steps, hits.hit_event AS hit_event
 FROM (
   SELECT if(pdi.distinct_id = '', e.person_id, pdi.person_id) AS hit_actor, toUnixTimestamp64Micro(e.timestamp) AS hit_at, e.event AS hit_event
@@ -75,9 +80,9 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_8:DateTime64(6, 'UTC')} AND e.timestamp <= {p_9:DateTime64(6, 'UTC')}
-WHERE e.event NOT IN {p_13:Array(String)}
-  AND e.event NOT IN {p_14:Array(String)}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_9:DateTime64(6, 'UTC')} AND e.timestamp <= {p_10:DateTime64(6, 'UTC')}
+WHERE e.event NOT IN {p_14:Array(String)}
+  AND e.event NOT IN {p_15:Array(String)}
 ) AS hits
 INNER JOIN (SELECT actor, steps, entry_at, final_at FROM (SELECT actor, bucket, most AS steps,
   if(best > 0, ts[at_0[best]], toInt64(-1)) AS entry_at,
@@ -112,7 +117,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_8:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -123,7 +128,7 @@ WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:S
       )
     ))
 )) WHERE steps >= 1) AS actors ON actors.actor = hits.hit_actor
-WHERE hits.hit_at > actors.entry_at AND hits.hit_at < if(actors.final_at >= 0, actors.final_at, actors.entry_at + {p_10:Int64}))
+WHERE hits.hit_at > actors.entry_at AND hits.hit_at < if(actors.final_at >= 0, actors.final_at, actors.entry_at + {p_11:Int64}))
 GROUP BY event;
 -- params:
 -- {
@@ -135,17 +140,22 @@ GROUP BY event;
 --   "p_5": 1209600000000,
 --   "p_6": [],
 --   "p_7": [],
---   "p_8": "2026-01-08 00:00:00.000000",
---   "p_9": "2026-01-15 23:59:59.999999",
---   "p_10": 1209600000000,
---   "p_11": 3,
+--   "p_8": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
+--   "p_9": "2026-01-08 00:00:00.000000",
+--   "p_10": "2026-01-15 23:59:59.999999",
+--   "p_11": 1209600000000,
 --   "p_12": 3,
---   "p_13": [
+--   "p_13": 3,
+--   "p_14": [
 --     "$pageview",
 --     "paid",
 --     "sign up"
 --   ],
---   "p_14": [
+--   "p_15": [
 --     "$autocapture"
 --   ],
 --   "team_id": 1,

@@ -14,7 +14,7 @@ LEFT JOIN (
   SELECT id, person_id, properties, is_identified, created_at
   FROM persons FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS person ON person.id = if(pdi.distinct_id = '', e.person_id, pdi.person_id)
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_5:Array(String)}
 WHERE ((e.event = {p_3:String}))
   GROUP BY value
   ORDER BY events DESC, value DESC
@@ -27,6 +27,9 @@ WHERE ((e.event = {p_3:String}))
 --   "p_2": "plan",
 --   "p_3": "sign up",
 --   "p_4": 25,
+--   "p_5": [
+--     "sign up"
+--   ],
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }
@@ -71,7 +74,7 @@ LEFT JOIN (
   SELECT id, person_id, properties, is_identified, created_at
   FROM persons FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS person ON person.id = if(pdi.distinct_id = '', e.person_id, pdi.person_id)
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_12:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -105,6 +108,11 @@ GROUP BY bucket;
 --   "p_9": "plan",
 --   "p_10": 1,
 --   "p_11": "Other",
+--   "p_12": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }

@@ -6,7 +6,7 @@
 SELECT bucket, sumForEach(arrayMap(k -> toUInt64(actor.1 >= k), range(1, 4))) AS counts,
   avgForEach(actor.2) AS averages, quantileExactInclusiveForEach(0.5)(actor.3) AS medians, min(rank) AS rank
 FROM (
-  SELECT if(rank <= {p_9:UInt64}, value, [{p_10:String}]) AS bucket, actors, rank
+  SELECT if(rank <= {p_10:UInt64}, value, [{p_11:String}]) AS bucket, actors, rank
   FROM (
     SELECT value, actors, row_number() OVER (ORDER BY events DESC, value DESC) AS rank
     FROM (
@@ -44,7 +44,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_9:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -73,8 +73,13 @@ GROUP BY bucket;
 --   "p_6": [],
 --   "p_7": [],
 --   "p_8": "$browser",
---   "p_9": 25,
---   "p_10": "Other",
+--   "p_9": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
+--   "p_10": 25,
+--   "p_11": "Other",
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }

@@ -38,7 +38,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_8:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -61,6 +61,11 @@ GROUP BY bucket;
 --   "p_5": 1209600000000,
 --   "p_6": [],
 --   "p_7": [],
+--   "p_8": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }

@@ -6,10 +6,10 @@
 SELECT samples, shortest, longest, average, arrayMap(k -> countEqual(bins, k), range(bin_count + 1)) AS actors
 FROM (
   SELECT count() AS samples, min(sample) AS shortest, max(sample) AS longest, avg(sample) AS average,
-    toUInt64({p_12:UInt64}) AS bin_count, floor(shortest) AS low, ceil((ceil(longest) - low) / bin_count) AS fitted_width,
-    if(fitted_width > 0, fitted_width, {p_13:Float64}) AS width,
+    toUInt64({p_13:UInt64}) AS bin_count, floor(shortest) AS low, ceil((ceil(longest) - low) / bin_count) AS fitted_width,
+    if(fitted_width > 0, fitted_width, {p_14:Float64}) AS width,
     arrayMap(s -> toInt64(floor((s - low) / width)), groupArray(sample)) AS bins
-  FROM (SELECT arraySum(time -> assumeNotNull(time), arraySlice(avg_times, {p_8:UInt64}, {p_9:UInt64})) AS sample
+  FROM (SELECT arraySum(time -> assumeNotNull(time), arraySlice(avg_times, {p_9:UInt64}, {p_10:UInt64})) AS sample
 FROM (SELECT actor, bucket, most AS steps,
   if(best > 0, ts[at_0[best]], toInt64(-1)) AS entry_at,
   if(best > 0 AND at_2[best] > 0, ts[at_2[best]], toInt64(-1)) AS final_at,
@@ -43,7 +43,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_8:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -54,7 +54,7 @@ WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:S
       )
     ))
 ))
-WHERE steps >= {p_10:UInt64})
+WHERE steps >= {p_11:UInt64})
 );
 -- params:
 -- {
@@ -66,12 +66,17 @@ WHERE steps >= {p_10:UInt64})
 --   "p_5": 1209600000000,
 --   "p_6": [],
 --   "p_7": [],
---   "p_8": 1,
---   "p_9": 2,
---   "p_10": 3,
---   "p_11": 60,
---   "p_12": 10,
---   "p_13": 60,
+--   "p_8": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
+--   "p_9": 1,
+--   "p_10": 2,
+--   "p_11": 3,
+--   "p_12": 60,
+--   "p_13": 10,
+--   "p_14": 60,
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }

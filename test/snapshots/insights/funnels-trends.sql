@@ -3,8 +3,8 @@
 -- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/insight-sql-snapshots.test.js
 
 -- query 1 of 1 (query)
-SELECT bucket, period, countIf(steps >= {p_8:UInt64}) AS reached_from,
-  countIf(steps >= {p_9:UInt64}) AS reached_to
+SELECT bucket, period, countIf(steps >= {p_9:UInt64}) AS reached_from,
+  countIf(steps >= {p_10:UInt64}) AS reached_to
 FROM (SELECT actor, bucket, toString(entered.1) AS period, entered.2 AS steps
 FROM (
   SELECT actor, bucket, arrayFilter((p, k) -> k > 0, entry_periods, counted) AS counted_periods,
@@ -36,7 +36,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_8:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}) OR (e.event = {p_4:String}))
       )
       GROUP BY actor
@@ -59,8 +59,13 @@ GROUP BY bucket, period;
 --   "p_5": 1209600000000,
 --   "p_6": [],
 --   "p_7": [],
---   "p_8": 1,
---   "p_9": 3,
+--   "p_8": [
+--     "$pageview",
+--     "sign up",
+--     "paid"
+--   ],
+--   "p_9": 1,
+--   "p_10": 3,
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }

@@ -20,13 +20,13 @@ LEFT JOIN (
   SELECT id, person_id, properties, is_identified, created_at
   FROM persons FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS person ON person.id = if(pdi.distinct_id = '', e.person_id, pdi.person_id)
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_6:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String})))
     GROUP BY actor
   )
   WHERE notEmpty(cohorts))
 ARRAY JOIN entries AS entry
-WHERE entry.2 < {p_6:Int64}
+WHERE entry.2 < {p_7:Int64}
 GROUP BY row_key, interval;
 -- params:
 -- {
@@ -36,7 +36,10 @@ GROUP BY row_key, interval;
 --   "p_3": "$pageview",
 --   "p_4": "2026-01-09 00:00:00.000000",
 --   "p_5": "os",
---   "p_6": 7,
+--   "p_6": [
+--     "$pageview"
+--   ],
+--   "p_7": 7,
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }

@@ -3,7 +3,7 @@
 -- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/insight-sql-snapshots.test.js
 
 -- query 1 of 1 (query)
-SELECT sumForEach(arrayMap(j -> actors * toUInt64(bitTest(cohorts, intDiv(j, {p_5:UInt64})) AND (j % {p_5:UInt64} = 0 OR bitTest(returns, least(intDiv(j, {p_5:UInt64}) + j % {p_5:UInt64}, 63)))), range({p_5:UInt64} * {p_5:UInt64}))) AS counts
+SELECT sumForEach(arrayMap(j -> actors * toUInt64(bitTest(cohorts, intDiv(j, {p_6:UInt64})) AND (j % {p_6:UInt64} = 0 OR bitTest(returns, least(intDiv(j, {p_6:UInt64}) + j % {p_6:UInt64}, 63)))), range({p_6:UInt64} * {p_6:UInt64}))) AS counts
   FROM (
     SELECT cohorts, returns, count() AS actors
     FROM (
@@ -15,7 +15,7 @@ LEFT JOIN (
   SELECT distinct_id, person_id
   FROM person_distinct_ids FINAL
   WHERE team_id = {team_id:Int64} AND is_deleted = 0) AS pdi ON pdi.distinct_id = e.distinct_id
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
+PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')} AND e.event IN {p_5:Array(String)}
 WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String})))
       GROUP BY actor
     )
@@ -29,7 +29,10 @@ WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String})))
 --   "p_2": "$pageview",
 --   "p_3": "$pageview",
 --   "p_4": "2026-01-09 00:00:00.000000",
---   "p_5": 7,
+--   "p_5": [
+--     "$pageview"
+--   ],
+--   "p_6": 7,
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }
