@@ -1,4 +1,5 @@
 import { formatDay, formatLabel } from '../../query/date-range.js';
+import { formPair } from '../../util/form-encoding.js';
 import type { RawInput } from '../filter-model.js';
 import type { FunnelResult, FunnelStepsSeries, FunnelTrendsSeries } from './funnel-results.js';
 import { bucketFields, stepNames } from './funnel-step-fields.js';
@@ -40,15 +41,10 @@ const FILTER_KEYS = [
   'aggregation_group_type_index',
 ];
 
-/** One form-encoded `key=value` pair (objects as JSON). */
-function pair(key: string, value: unknown): string {
-  return new URLSearchParams([[key, typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)]]).toString();
-}
-
 /** A persons URL: the request's funnel filter with the given parameters set over it. */
 export function personsUrl(path: string, input: RawInput, extra: Record<string, unknown>): string {
-  const pairs = FILTER_KEYS.filter((key) => input[key] !== undefined && input[key] !== null && !(key in extra)).map((key) => pair(key, input[key]));
-  for (const [key, value] of Object.entries(extra)) pairs.push(pair(key, value));
+  const pairs = FILTER_KEYS.filter((key) => input[key] !== undefined && input[key] !== null && !(key in extra)).map((key) => formPair(key, input[key]));
+  for (const [key, value] of Object.entries(extra)) pairs.push(formPair(key, value));
   return `${path}?${pairs.join('&')}`;
 }
 

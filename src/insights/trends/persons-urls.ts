@@ -1,4 +1,5 @@
 import type { DateTime } from 'luxon';
+import { formPair } from '../../util/form-encoding.js';
 import type { JsonObject } from './filter-echo.js';
 
 /**
@@ -28,8 +29,7 @@ export class PersonsUrls {
 
 /** One form-encoded `key=value` pair (objects as JSON); null and undefined values are left out. */
 function encodePair(key: string, value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  return new URLSearchParams([[key, typeof value === 'object' ? JSON.stringify(value) : String(value)]]).toString();
+  return value === null || value === undefined ? null : formPair(key, value);
 }
 
 const pad = (value: number, width = 2) => String(Math.abs(value)).padStart(width, '0');
