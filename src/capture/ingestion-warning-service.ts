@@ -1,4 +1,5 @@
 import type { Project } from '../projects/project.js';
+import { DAY_MS } from '../util/time.js';
 import type { IngestionWarningRepository, IngestionWarningSummary } from './ingestion-warning-repository.js';
 
 /** How far back the warnings list reaches, as PostHog's does. */
@@ -13,7 +14,7 @@ export class IngestionWarningService {
 
   /** `search`: only warnings whose type or details contain this text. */
   list(project: Project, search: string | null): Promise<IngestionWarningSummary[]> {
-    const since = new Date(this.now() - LISTED_DAYS * 86_400_000).toISOString();
+    const since = new Date(this.now() - LISTED_DAYS * DAY_MS).toISOString();
     return this.warnings.summaries(project.id, since, search === '' ? null : search);
   }
 }

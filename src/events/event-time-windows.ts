@@ -1,6 +1,5 @@
 import { EARLIEST_EVENT_TIME, LATEST_EVENT_TIME } from './event-time.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../util/time.js';
 
 /**
  * Lengths of the successive windows a page is looked for in, then the rest of history. A page of

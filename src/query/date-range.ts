@@ -1,5 +1,6 @@
 import { DateTime, type DurationLikeObject } from 'luxon';
 import { ValidationError } from '../errors.js';
+import { zeroPad } from '../util/time.js';
 
 /**
  * Dates of insight queries with PostHog's legacy semantics: absolute and relative date strings,
@@ -312,19 +313,19 @@ function bucketsBetween(from: DateTime, to: DateTime, interval: Interval, weekSt
 
 const MONTH_ABBREVIATIONS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** Written from the fields, not with `toFormat`: an axis formats every bucket of every series. */
-const twoDigits = (value: number) => (value < 10 ? `0${value}` : String(value));
-
-/** `2020-01-01` (`2020-01-01 13:00:00` for hours): the `days` entries. */
+/**
+ * `2020-01-01` (`2020-01-01 13:00:00` for hours): the `days` entries. Written from the fields,
+ * as `formatLabel`, not with `toFormat`: an axis formats every bucket of every series.
+ */
 export function formatDay(bucket: DateTime, interval: Interval): string {
-  const day = `${String(bucket.year).padStart(4, '0')}-${twoDigits(bucket.month)}-${twoDigits(bucket.day)}`;
-  return interval === 'hour' ? `${day} ${twoDigits(bucket.hour)}:${twoDigits(bucket.minute)}:${twoDigits(bucket.second)}` : day;
+  const day = `${zeroPad(bucket.year, 4)}-${zeroPad(bucket.month)}-${zeroPad(bucket.day)}`;
+  return interval === 'hour' ? `${day} ${zeroPad(bucket.hour)}:${zeroPad(bucket.minute)}:${zeroPad(bucket.second)}` : day;
 }
 
 /** `1-Jan-2020` (`1-Jan-2020 13:00` for hours): the legacy `labels` entries. */
 export function formatLabel(bucket: DateTime, interval: Interval): string {
-  const day = `${bucket.day}-${MONTH_ABBREVIATIONS[bucket.month - 1]}-${String(bucket.year).padStart(4, '0')}`;
-  return interval === 'hour' ? `${day} ${twoDigits(bucket.hour)}:${twoDigits(bucket.minute)}` : day;
+  const day = `${bucket.day}-${MONTH_ABBREVIATIONS[bucket.month - 1]}-${zeroPad(bucket.year, 4)}`;
+  return interval === 'hour' ? `${day} ${zeroPad(bucket.hour)}:${zeroPad(bucket.minute)}` : day;
 }
 
 /**

@@ -278,3 +278,34 @@ test('active users windows: the 7 days ending with the bucket', () => {
   assert.equal(window.after.toISO(), '2020-03-04T00:00:00.000-08:00');
   assert.equal(window.upTo.toISO(), '2020-03-11T00:00:00.000-07:00');
 });
+
+describe('axes in fixed-offset zones', () => {
+  test('UTC (arithmetic on the instant) gives the same axis as the calendar path of an IANA zone of offset 0', () => {
+    for (const interval of ['hour', 'day', 'week', 'month'] as const) {
+      for (const [dateFrom, dateTo] of [
+        ['-30d', null],
+        ['2019-12-25', '2020-03-03'],
+        ['-2h', null],
+        ['2016-02-27', '2016-03-02'],
+      ] as const) {
+        const axis = (timezone: string) =>
+          resolveDateRange(input({ dateFrom, dateTo, interval }), clock(timezone)).buckets.map(
+            (bucket) => `${formatDay(bucket, interval)}|${formatLabel(bucket, interval)}|${bucket.toMillis()}`,
+          );
+        assert.deepEqual(axis('UTC'), axis('Etc/UTC'), `${interval} ${dateFrom}`);
+      }
+    }
+  });
+
+  test("days and labels are written as luxon's toFormat writes them, in any zone", () => {
+    for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+      for (let step = 0; step < 400; step++) {
+        const at = DateTime.fromMillis(Date.UTC(1000, 0, 1) + step * 23_456_789_012, { zone });
+        assert.equal(formatDay(at, 'day'), at.toFormat('yyyy-MM-dd'));
+        assert.equal(formatDay(at, 'hour'), at.toFormat('yyyy-MM-dd HH:mm:ss'));
+        assert.equal(formatLabel(at, 'day'), at.setLocale('en-US').toFormat('d-LLL-yyyy'));
+        assert.equal(formatLabel(at, 'hour'), at.setLocale('en-US').toFormat('d-LLL-yyyy HH:mm'));
+      }
+    }
+  });
+});

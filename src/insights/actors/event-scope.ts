@@ -6,7 +6,7 @@ import type { SeriesEntity } from '../filter-model.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { compilePropertyFilters } from '../../query/property-filters.js';
 import { SqlParams } from '../../query/sql-params.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
+import { eventNameCondition, type InsightResolvers } from '../trends/series-scope.js';
 
 /** Where and when the events of a multi-entity query (funnels, retention, paths) come from. */
 export interface EventScopeDefinition {
@@ -57,7 +57,8 @@ export class EventScope {
   /** True for events of the entity (its event name or action, and its own properties). */
   async entityCondition(entity: SeriesEntity, attr: string): Promise<string> {
     const parts: string[] = [];
-    if (entity.type === 'events' && entity.id !== null) parts.push(`e.event = ${this.params.add(String(entity.id), 'String')}`);
+    const event = eventNameCondition(entity, this.params);
+    if (event) parts.push(event);
     if (entity.type === 'actions') {
       const action = await this.resolvers.actions.resolve(Number(entity.id), this.source, this.params);
       if (!action) throw new ValidationError(attr, `Action ${entity.id} does not exist.`);

@@ -271,14 +271,16 @@ export async function funnelPerActorSql(filter: FunnelFilter, scope: EventScope,
   const period = periodOf && folded ? `, toString(${periodOf('e.timestamp')}) AS period` : '';
   const conditions: string[] = [];
   // Strict funnels see every event of the actor: any other event breaks the sequence.
-  if (filter.orderType !== 'strict') conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
+  const strict = filter.orderType === 'strict';
+  if (!strict) conditions.push(`(${[...stepConditions, ...exclusionConditions].join(' OR ')})`);
+  const stepEvents = strict ? null : scope.eventNamesScan([...filter.steps, ...filter.exclusions.map((exclusion) => exclusion.entity)]);
   if (group !== null) conditions.push(`e.\`$group_${group}\` != ''`);
   // Only actors with an event of the first step (of any step, unordered) can have an attempt.
   const entered = filter.orderType === 'unordered' || rankedValues ? '' : 'HAVING bitTest(groupBitOr(step_mask), 0)';
   const keep = options.breakdownValue ? `WHERE bucket = ${params.add(options.breakdownValue, 'Array(String)')}` : '';
   const events = `SELECT ${actor} AS actor, toUnixTimestamp64Micro(e.timestamp) AS at, ${bitMask(stepConditions)} AS step_mask,
           ${bitMask(exclusionConditions)} AS exclusion_mask${buckets.event}${period}
-        ${scope.fromWhere(conditions, filter.orderType === 'strict' ? [] : [scope.eventNamesScan([...filter.steps, ...filter.exclusions.map((exclusion) => exclusion.entity)])])}`;
+        ${scope.fromWhere(conditions, [stepEvents])}`;
   const order = `if(step_mask = 0, 0, 1 + bitCount(bitAnd(step_mask, bitNot(step_mask) + 1) - 1))`;
   const timeline = `arraySort(x -> (x.1, x.4), groupArray((at, step_mask, exclusion_mask, ${order}${period ? ', period' : ''})))`;
   const timelines = `SELECT actor, bucket, timeline

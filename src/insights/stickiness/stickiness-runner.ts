@@ -1,4 +1,5 @@
 import type { DateTime } from 'luxon';
+import { DAY_MS } from '../../util/time.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { DateRangeInput, Interval, QueryDateRange } from '../../query/date-range.js';
@@ -49,7 +50,7 @@ function wallClockMillis(from: DateTime, to: DateTime): number {
  */
 export function stickinessIntervals(range: Pick<QueryDateRange, 'from' | 'to' | 'interval'>): number {
   const { from, to, interval } = range;
-  const days = Math.floor(wallClockMillis(from, to) / 86_400_000);
+  const days = Math.floor(wallClockMillis(from, to) / DAY_MS);
   switch (interval) {
     case 'hour':
       return Math.floor(wallClockMillis(from, to) / 3_600_000) + 1;

@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import { formPair } from '../../util/form-encoding.js';
+import { zeroPad as pad } from '../../util/time.js';
 import type { JsonObject } from './filter-echo.js';
 
 /**
@@ -31,8 +32,6 @@ export class PersonsUrls {
 function encodePair(key: string, value: unknown): string | null {
   return value === null || value === undefined ? null : formPair(key, value);
 }
-
-const pad = (value: number, width = 2) => String(Math.abs(value)).padStart(width, '0');
 
 /** DRF's datetime rendering: ISO 8601 with microseconds when present and `Z` for UTC. */
 export function pythonIsoformat(at: DateTime): string {

@@ -74,7 +74,8 @@ export class SeriesScope extends RangeScope {
   }
 }
 
-function eventNameCondition(entity: SeriesEntity, params: SqlParams): string | null {
+/** `e.event = …` for an entity that is one named event; null for an action or every event. */
+export function eventNameCondition(entity: SeriesEntity, params: SqlParams): string | null {
   return entity.type === 'events' && entity.id !== null ? `e.event = ${params.add(String(entity.id), 'String')}` : null;
 }
 

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { randomBase62 } from '../../util/random.js';
+import { DAY_MS } from '../../util/time.js';
 import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
 import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownBuckets } from './breakdown.js';
@@ -8,8 +9,6 @@ import { PersonsUrls, pythonIsoformat } from './persons-urls.js';
 import type { SeriesRow } from './series-query.js';
 
 /** Builds the series items of PostHog's legacy trends answer (`/insights/trend/`) from aggregated rows. */
-
-const DAY_MS = 86_400_000;
 
 export const OTHER_LABEL = 'Other (i.e. all remaining values)';
 export const NULL_LABEL = 'None (i.e. no value)';
