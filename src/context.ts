@@ -43,6 +43,7 @@ import { ActionRepository } from './actions/action-repository.js';
 import { ActionService } from './actions/action-service.js';
 import { CohortRepository } from './cohorts/cohort-repository.js';
 import { CohortService } from './cohorts/cohort-service.js';
+import { EVENT_PROPERTY_COLUMNS, MaterializedProperties } from './query/materialized-properties.js';
 import { CohortSqlCompiler } from './cohorts/cohort-sql.js';
 import { PersonRepository } from './persons/person-repository.js';
 import { createAnalysisActors, type AnalysisActors } from './insights/actors/analysis-actors.js';
@@ -157,19 +158,23 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const cohortRepository = new CohortRepository(catalog.db, outbox);
   // Compiles cohorts and actions to warehouse SQL at query time, for every insight and person query.
   const cohortSql = new CohortSqlCompiler(cohortRepository, actionRepository);
-  const trends = new TrendService(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
-  const funnels = new FunnelRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
+  const eventColumns = new MaterializedProperties(storedWarehouse, EVENT_PROPERTY_COLUMNS, (error) =>
+    logger.error({ err: error }, 'an event property column could not be listed, added or filled; reads of it use the JSON meanwhile'),
+  );
+  const resolvers = { cohorts: cohortSql, actions: cohortSql.actions, eventColumns };
+  const trends = new TrendService(warehouse, resolvers);
+  const funnels = new FunnelRunner(warehouse, resolvers);
   const funnelCorrelation = new CorrelationRunner(warehouse, funnels);
   const runners = {
     funnels,
-    lifecycle: new LifecycleRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
-    stickiness: new StickinessRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
-    retention: new RetentionRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
-    paths: new PathRunner(warehouse, { cohorts: cohortSql, actions: cohortSql.actions }),
+    lifecycle: new LifecycleRunner(warehouse, resolvers),
+    stickiness: new StickinessRunner(warehouse, resolvers),
+    retention: new RetentionRunner(warehouse, resolvers),
+    paths: new PathRunner(warehouse, resolvers),
   };
   const personRepository = new PersonRepository(catalog.db);
-  const persons = createPersonsApi(catalog, personRepository, warehouse, relay, personWriteLock, { cohorts: cohortSql, actions: cohortSql.actions }, logger);
-  const actors = createAnalysisActors(catalog.db, personRepository, warehouse, { cohorts: cohortSql, actions: cohortSql.actions });
+  const persons = createPersonsApi(catalog, personRepository, warehouse, relay, personWriteLock, resolvers, logger);
+  const actors = createAnalysisActors(catalog.db, personRepository, warehouse, resolvers);
   return {
     config,
     logger,
@@ -203,10 +208,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     actions: new ActionService(actionRepository),
     cohorts: new CohortService(cohortRepository, actionRepository, personRepository, cohortSql, warehouse, relay),
     actors,
-    events: new EventListService(new EventRepository(warehouse), personRepository, {
-      cohorts: cohortSql,
-      actions: cohortSql.actions,
-    }),
+    events: new EventListService(new EventRepository(warehouse), personRepository, resolvers),
     groups: new GroupService(new GroupRepository(catalog.db, catalog.dialect)),
     query: createQueryApi({
       persons: personRepository,
@@ -220,7 +222,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
       paths: runners.paths,
       actors,
       personList: persons.list,
-      resolvers: { cohorts: cohortSql, actions: cohortSql.actions },
+      resolvers,
       timeoutSeconds: config.queryTimeoutSeconds,
     }),
   };

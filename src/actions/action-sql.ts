@@ -1,6 +1,6 @@
 import { elementCondition } from '../query/element-filters.js';
 import { parseProperties, type PropertyFilter } from '../query/property-filter-model.js';
-import { compilePropertyFilters, isUsableRegex, rawPropertyValue, type PropertyColumns } from '../query/property-filters.js';
+import { compilePropertyFilters, eventPropertyValue, isUsableRegex, type PropertyColumns } from '../query/property-filters.js';
 import type { ActionSqlResolver, CohortSqlResolver, ResolvedAction } from '../query/resolvers.js';
 import type { SqlParams } from '../query/sql-params.js';
 import type { ActionStep, StringMatching } from './action.js';
@@ -16,7 +16,7 @@ function elementFilter(key: 'selector' | 'tag_name' | 'text' | 'href', value: st
 }
 
 function urlCondition(url: string, matching: StringMatching | null, columns: PropertyColumns, params: SqlParams): string {
-  const current = rawPropertyValue(columns.eventProperties, '$current_url', params);
+  const current = eventPropertyValue(columns, '$current_url', params);
   if (matching === 'exact') return `${current} = ${params.add(url, 'String')}`;
   if (matching === 'regex') return isUsableRegex(url) ? `match(${current}, ${params.add(url, 'String')})` : '0';
   return `position(${current}, ${params.add(url, 'String')}) > 0`;

@@ -1,6 +1,6 @@
 import { EventSource } from '../query/event-source.js';
 import { compilePropertyFilters } from '../query/property-filters.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
+import type { SqlResolvers } from '../query/resolvers.js';
 import { SqlParams } from '../query/sql-params.js';
 import type { EventCursor } from './event-cursor.js';
 import type { EventListQuery } from './event-list-query.js';
@@ -21,7 +21,7 @@ export interface EventScopeInput {
   query: EventListQuery;
   /** The distinct ids of `query.person`, when it names one. */
   personDistinctIds: string[] | null;
-  resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver };
+  resolvers: SqlResolvers;
 }
 
 function cursorConditions(cursor: EventCursor, newestFirst: boolean, params: SqlParams): string[] {

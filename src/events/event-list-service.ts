@@ -1,5 +1,5 @@
 import { NotFound, ValidationError } from '../errors.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
+import type { SqlResolvers } from '../query/resolvers.js';
 import { isUuid } from '../persons/person-id.js';
 import type { PersonRepository } from '../persons/person-repository.js';
 import type { Project } from '../projects/project.js';
@@ -36,7 +36,7 @@ export class EventListService {
   constructor(
     private readonly events: EventRepository,
     private readonly persons: PersonRepository,
-    private readonly resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   async list(project: Project, query: EventListQuery): Promise<EventPage> {

@@ -4,7 +4,7 @@ import type { Project } from '../projects/project.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { comparedPersonProperties, listsEveryone, type PersonListFilter } from './person-list-filter.js';
-import type { MaterializedPersonProperties } from './materialized-properties.js';
+import type { MaterializedProperties } from '../query/materialized-properties.js';
 import { PersonListSql, type ListCursor, type ListedPersonKey } from './person-list-query.js';
 import type { PersonHydrator } from './person-hydrator.js';
 import type { PersonRepository } from './person-repository.js';
@@ -31,7 +31,7 @@ export class PersonListService {
     private readonly persons: PersonRepository,
     private readonly hydrator: PersonHydrator,
     private readonly warehouse: Warehouse,
-    private readonly materialized: MaterializedPersonProperties,
+    private readonly materialized: MaterializedProperties,
     private readonly cohorts: CohortSqlResolver = noCohorts,
   ) {}
 

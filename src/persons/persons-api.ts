@@ -1,4 +1,5 @@
-import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
+import { MaterializedProperties, PERSON_PROPERTY_COLUMNS } from '../query/materialized-properties.js';
+import type { SqlResolvers } from '../query/resolvers.js';
 import type { Catalog } from '../storage/catalog/catalog.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
@@ -7,7 +8,6 @@ import type { Mutex } from '../util/mutex.js';
 import { ActivityLogRepository } from './activity-log-repository.js';
 import { DeletionStatusService } from './deletion-status-service.js';
 import { DeletionTaskRepository } from './deletion-task-repository.js';
-import { MaterializedPersonProperties } from './materialized-properties.js';
 import { PersonActivityService } from './person-activity-service.js';
 import { PersonHydrator } from './person-hydrator.js';
 import { PersonListService } from './person-list-service.js';
@@ -35,13 +35,13 @@ export function createPersonsApi(
   warehouse: Warehouse,
   relay: OutboxRelay,
   personWriteLock: Mutex,
-  resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
+  resolvers: SqlResolvers,
   logger: Logger,
 ): PersonsApi {
   const activityLog = new ActivityLogRepository(catalog.db);
   const deletionTasks = new DeletionTaskRepository(catalog.db);
   const read = new PersonService(persons);
-  const materialized = new MaterializedPersonProperties(warehouse, (error) =>
+  const materialized = new MaterializedProperties(warehouse, PERSON_PROPERTY_COLUMNS, (error) =>
     logger.error({ err: error }, 'a person property column could not be listed, added or filled; filters on it read the JSON meanwhile'),
   );
   return {

@@ -10,7 +10,7 @@ import type { TrendService } from '../insights/trends/trend-service.js';
 import { PersonHydrator } from '../persons/person-hydrator.js';
 import type { PersonListService } from '../persons/person-list-service.js';
 import type { PersonRepository } from '../persons/person-repository.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../query/resolvers.js';
+import type { SqlResolvers } from '../query/resolvers.js';
 import type { Warehouse } from '../storage/warehouse/warehouse.js';
 import { QueryDispatch } from './dispatch.js';
 import { ActorsQueryKind, ActorsSourceKind } from './kinds/actors-query.js';
@@ -41,7 +41,7 @@ export interface QueryApiDependencies {
   /** The services of the legacy actors endpoints and the persons list, behind ActorsQuery. */
   actors: AnalysisActors;
   personList: PersonListService;
-  resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver };
+  resolvers: SqlResolvers;
   timeoutSeconds: number;
 }
 

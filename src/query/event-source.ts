@@ -1,5 +1,6 @@
 import type { PropertyFilterType } from './property-filter-model.js';
-import type { PropertyColumns } from './property-filters.js';
+import { eventPropertyValue, rawPropertyValue, type PropertyColumns } from './property-filters.js';
+import type { EventPropertyColumnResolver } from './resolvers.js';
 import type { SqlParams } from './sql-params.js';
 import { CURRENT_DISTINCT_IDS, CURRENT_GROUPS, CURRENT_PERSONS } from '../storage/warehouse/replicas.js';
 
@@ -18,10 +19,12 @@ export class EventSource implements PropertyColumns {
   /**
    * @param params the query's parameters (must hold `{team_id:Int64}`)
    * @param sessionWindow DateTime64 bounds of the queried range; sessions are measured over it ±24 h
+   * @param eventColumns the event properties stored in columns of their own, read instead of the JSON
    */
   constructor(
     private readonly params: SqlParams,
     private readonly sessionWindow: { from: string; to: string },
+    private readonly eventColumns?: EventPropertyColumnResolver,
   ) {}
 
   readonly eventProperties = 'e.properties';
@@ -44,11 +47,16 @@ export class EventSource implements PropertyColumns {
     return `group_${groupTypeIndex}.group_properties`;
   }
 
-  /** The JSON properties a property breakdown reads: a group's, the person's, or the event's. */
-  breakdownProperties(breakdown: { type: PropertyFilterType; groupTypeIndex: number | null }): string {
-    if (breakdown.type === 'person') return this.personProperties;
-    if (breakdown.type === 'group') return this.groupProperties(breakdown.groupTypeIndex ?? 0);
-    return this.eventProperties;
+  materializedEventProperty(key: string): string | undefined {
+    const column = this.eventColumns?.columnOf(key);
+    return column === undefined ? undefined : `e.${column}`;
+  }
+
+  /** The value a property breakdown reads (as rawPropertyValue reads it): a group's, the person's, or the event's property. */
+  breakdownValue(breakdown: { type: PropertyFilterType; groupTypeIndex?: number | null }, key: string): string {
+    if (breakdown.type === 'person') return rawPropertyValue(this.personProperties, key, this.params);
+    if (breakdown.type === 'group') return rawPropertyValue(this.groupProperties(breakdown.groupTypeIndex ?? 0), key, this.params);
+    return eventPropertyValue(this, key, this.params);
   }
 
   get sessionDuration(): string {

@@ -25,6 +25,8 @@ export interface PropertyColumns {
   readonly sessionDuration: string;
   /** A column holding a person property's value as rawPropertyValue reads it, where one exists. */
   materializedPersonProperty?(key: string): string | undefined;
+  /** A column holding an event property's value as rawPropertyValue reads it, where one exists. */
+  materializedEventProperty?(key: string): string | undefined;
 }
 
 export interface PropertyCompilerContext {
@@ -54,6 +56,11 @@ export function rawPropertyValue(json: string, key: string, params: SqlParams): 
   return jsonValueText(json, params.add(key, 'String'), 'text');
 }
 
+/** An event property's value as rawPropertyValue reads it, from its column where the event has one. */
+export function eventPropertyValue(columns: PropertyColumns, key: string, params: SqlParams): string {
+  return columns.materializedEventProperty?.(key) ?? rawPropertyValue(columns.eventProperties, key, params);
+}
+
 /** A raw property value as a number: spaces removed, then toFloat64OrNull (non-numeric → NULL). */
 function numericValueOf(raw: string): string {
   return `toFloat64OrNull(replaceAll(${raw}, ' ', ''))`;
@@ -67,6 +74,11 @@ interface PropertySource {
 
 function jsonSource(json: () => string, params: SqlParams): PropertySource {
   return { json, raw: (key) => rawPropertyValue(json(), key, params) };
+}
+
+/** Event properties, read by key from a materialized column where there is one. */
+function eventSource(columns: PropertyColumns, params: SqlParams): PropertySource {
+  return { json: () => columns.eventProperties, raw: (key) => eventPropertyValue(columns, key, params) };
 }
 
 /** Person properties, read by key from a materialized column where there is one. */
@@ -215,12 +227,7 @@ async function compileFilter(filter: PropertyFilter, context: PropertyCompilerCo
       condition = sessionCondition(filter, operator, columns, params);
       break;
     case 'event':
-      condition = propertyCondition(
-        jsonSource(() => columns.eventProperties, params),
-        filter,
-        operator,
-        params,
-      );
+      condition = propertyCondition(eventSource(columns, params), filter, operator, params);
       break;
     case 'person':
       condition = propertyCondition(personSource(columns, params), filter, operator, params);

@@ -27,6 +27,20 @@ export interface ActionSqlResolver {
   actionName(actionId: number, teamId: number): Promise<string | null>;
 }
 
+/** Which event properties the events table holds in a column of their own (see MaterializedProperties). */
+export interface EventPropertyColumnResolver {
+  /** The column of the key when there is one now; undefined sends the read to the JSON. */
+  columnOf(key: string): string | undefined;
+}
+
+/** What SQL built from filters asks about the catalog and the warehouse's columns. */
+export interface SqlResolvers {
+  cohorts: CohortSqlResolver;
+  actions: ActionSqlResolver;
+  /** Without it, every event property is read from the JSON. */
+  eventColumns?: EventPropertyColumnResolver;
+}
+
 /** For queries that take no cohort filters (person values): every cohort id is unknown. */
 export const noCohorts: CohortSqlResolver = {
   async membershipCondition(cohortId) {

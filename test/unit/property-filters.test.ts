@@ -176,6 +176,16 @@ describe('groups and shapes', () => {
 });
 
 describe('other property types', () => {
+  test('an event property with a column of its own is read from it; is_set and other keys read the JSON', async () => {
+    const params = new SqlParams();
+    const columns: PropertyColumns = { ...COLUMNS, materializedEventProperty: (key) => (key === 'browser' ? 'e.mat_browser' : undefined) };
+    const filters = parseProperties([event('browser', 'exact', 'Chrome'), event('browser', 'is_set'), event('n', 'gt', 1)]);
+    const sql = await compilePropertyFilters(filters, { columns, params, cohorts: noCohorts });
+    assert.match(sql, /^\(has\(\{p_0:Array\(String\)\}, e\.mat_browser\)\) AND \(JSONHas\(properties, \{p_1:String\}\)\) AND /);
+    assert.equal(sql.match(/JSONExtractString\(properties, \{p_\d+:String\}\)/g)?.length, 2, 'only n is parsed out of the JSON');
+    assert.deepEqual(params.all, { p_0: ['Chrome'], p_1: 'browser', p_2: 'n', p_3: 1 });
+  });
+
   test('person properties read the person column', async () => {
     assert.deepEqual(await matching([{ key: 'email', value: 'example.com', operator: 'icontains', type: 'person' }]), [1, 5]);
     assert.deepEqual(await matching([{ key: 'email', value: 'example.com', operator: 'not_icontains', type: 'person' }]), [2, 3, 4]);

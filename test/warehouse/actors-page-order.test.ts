@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import type { ActorSortItem } from '../../src/insights/actors/actor-page.js';
 import { actorPageSql, NEWEST_PERSON_FIRST } from '../../src/insights/actors/actor-page-sql.js';
-import { MaterializedPersonProperties } from '../../src/persons/materialized-properties.js';
+import { MaterializedProperties, PERSON_PROPERTY_COLUMNS } from '../../src/query/materialized-properties.js';
 import { SqlParams } from '../../src/query/sql-params.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
@@ -43,7 +43,7 @@ test('a property orders numbers by value, then text by its bytes, then no value,
     const descending = [3, 10, 2, 7, 1, 8, 11, 13, 5, 4, 6, MISSING, 12, 9, 999];
     assert.deepEqual(await ordered(warehouse, null, false), ascending);
     assert.deepEqual(await ordered(warehouse, null, true), descending);
-    const materialized = new MaterializedPersonProperties(warehouse, (error) => assert.fail(String(error)));
+    const materialized = new MaterializedProperties(warehouse, PERSON_PROPERTY_COLUMNS, (error) => assert.fail(String(error)));
     const column = (await materialized.columnsFor([KEY])).get(KEY)!;
     assert.deepEqual(await ordered(warehouse, column, false), ascending);
     assert.deepEqual(await ordered(warehouse, column, true), descending);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { rawPropertyValue } from '../../src/query/property-filters.js';
 import { SqlParams } from '../../src/query/sql-params.js';
-import { MaterializedPersonProperties, materializedColumnName } from '../../src/persons/materialized-properties.js';
+import { MaterializedProperties, PERSON_PROPERTY_COLUMNS, materializedColumnName } from '../../src/query/materialized-properties.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { tempDataDir } from '../support/tally.js';
@@ -46,7 +46,7 @@ test('columns of escaped person-property values are dropped, and come back holdi
       'persons',
       VALUES.map((value, index) => personRow(index + 1, value)),
     );
-    const column = materializedColumnName(KEY);
+    const column = materializedColumnName('pmat_', KEY);
     await warehouse.command(`ALTER TABLE persons ADD COLUMN ${column} String MATERIALIZED ${ESCAPED_VALUE}`, { key: KEY });
     await warehouse.command(`ALTER TABLE persons MATERIALIZE COLUMN ${column}`);
     const escaped = await warehouse.query<{ stored: string }>(`SELECT ${column} AS stored FROM persons ORDER BY person_id LIMIT 2`);
@@ -56,7 +56,7 @@ test('columns of escaped person-property values are dropped, and come back holdi
     assert.deepEqual(await personPropertyColumns(warehouse), []);
 
     const failures: unknown[] = [];
-    const columns = await new MaterializedPersonProperties(warehouse, (error) => failures.push(error)).columnsFor([KEY]);
+    const columns = await new MaterializedProperties(warehouse, PERSON_PROPERTY_COLUMNS, (error) => failures.push(error)).columnsFor([KEY]);
     assert.equal(columns.get(KEY), column);
     await warehouse.insert(
       'persons',

@@ -46,7 +46,7 @@ export class EventScope {
     params.named('timezone', definition.timezone, 'String');
     const fromText = definition.from ? toWarehouseTime(definition.from) : '1970-01-01 00:00:00.000000';
     const toText = definition.to ? toWarehouseTime(definition.to) : '2200-01-01 00:00:00.000000';
-    const source = new EventSource(params, { from: fromText, to: toText });
+    const source = new EventSource(params, { from: fromText, to: toText }, definition.resolvers.eventColumns);
     const scan = ['e.team_id = {team_id:Int64}'];
     if (definition.from) scan.push(`e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`);
     if (definition.to) scan.push(`e.timestamp ${definition.toExclusive ? '<' : '<='} ${params.add(toText, "DateTime64(6, 'UTC')")}`);

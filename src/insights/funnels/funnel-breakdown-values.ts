@@ -1,4 +1,3 @@
-import { rawPropertyValue } from '../../query/property-filters.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import { ALL_USERS_COHORT } from './funnel-breakdown.js';
@@ -23,13 +22,7 @@ export async function funnelBuckets(filter: FunnelFilter, scope: Omit<EventScope
   }
   const events = await EventScope.create(scope);
   const { source, params } = events;
-  const json =
-    breakdown.type === 'group'
-      ? source.groupProperties(breakdown.groupTypeIndex)
-      : breakdown.type === 'person'
-        ? source.personProperties
-        : source.eventProperties;
-  const value = `[${breakdown.properties.map((property) => rawPropertyValue(json, property, params)).join(', ')}]`;
+  const value = `[${breakdown.properties.map((property) => source.breakdownValue(breakdown, property)).join(', ')}]`;
   const attribution = filter.attribution;
   const anyStep = filter.orderType === 'unordered' || attribution.kind === 'first_touch' || attribution.kind === 'last_touch';
   const ranked = anyStep ? filter.steps : [filter.steps[attribution.kind === 'step' ? attribution.step : 0]!];

@@ -1,6 +1,5 @@
 import type { EventScope } from '../actors/event-scope.js';
 import type { Interval, WeekStartDay } from '../../query/date-range.js';
-import { rawPropertyValue } from '../../query/property-filters.js';
 import { bucketExpression } from '../trends/series-math.js';
 import { ALL_USERS_COHORT, type FunnelBreakdown } from './funnel-breakdown.js';
 import type { FunnelFilter } from './funnel-filter.js';
@@ -164,13 +163,7 @@ function unorderedFold(context: FoldContext): string {
 }
 
 function propertyValues(breakdown: Exclude<FunnelBreakdown, { type: 'cohort' }>, scope: EventScope): string {
-  const json =
-    breakdown.type === 'group'
-      ? scope.source.groupProperties(breakdown.groupTypeIndex)
-      : breakdown.type === 'person'
-        ? scope.source.personProperties
-        : scope.source.eventProperties;
-  return `[${breakdown.properties.map((property) => rawPropertyValue(json, property, scope.params)).join(', ')}]`;
+  return `[${breakdown.properties.map((property) => scope.source.breakdownValue(breakdown, property)).join(', ')}]`;
 }
 
 interface BucketColumns {

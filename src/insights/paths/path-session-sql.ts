@@ -1,4 +1,4 @@
-import { rawPropertyValue } from '../../query/property-filters.js';
+import { eventPropertyValue } from '../../query/property-filters.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import { funnelPathWindowSql, type FunnelPathSource } from './funnel-path-window.js';
 import type { PathCleaningRule, PathFilter } from './path-filter.js';
@@ -35,8 +35,8 @@ function groupingRegex(pattern: string): string {
  */
 function pathItem(query: PathSessionQuery, scope: EventScope): string {
   const { params, source } = scope;
-  const url = rawPropertyValue(source.eventProperties, '$current_url', params);
-  const screen = rawPropertyValue(source.eventProperties, '$screen_name', params);
+  const url = eventPropertyValue(source, '$current_url', params);
+  const screen = eventPropertyValue(source, '$screen_name', params);
   let item = `multiIf(e.event = '$pageview', arrayMap(url -> if(length(url) > 1, replaceRegexpOne(url, '/$', ''), url), [${url}])[1],
     e.event = '$screen', ${screen}, e.event)`;
   const rules = [...(query.filter.pathReplacements ? query.projectCleaning : []), ...query.filter.cleaning];

@@ -1,5 +1,4 @@
 import { toWarehouseTime } from '../../query/date-range.js';
-import { rawPropertyValue } from '../../query/property-filters.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { EventScope } from '../actors/event-scope.js';
 import type { InsightResolvers } from '../trends/series-scope.js';
@@ -31,14 +30,7 @@ function periodIndex(filter: RetentionFilter, from: string, to: string, weekStar
 }
 
 function breakdownValue(breakdown: RetentionBreakdown, scope: EventScope): string {
-  const { source, params } = scope;
-  const json =
-    breakdown.type === 'person'
-      ? source.personProperties
-      : breakdown.type === 'group'
-        ? source.groupProperties(breakdown.groupTypeIndex!)
-        : source.eventProperties;
-  return rawPropertyValue(json, breakdown.property, params);
+  return scope.source.breakdownValue(breakdown, breakdown.property);
 }
 
 /** The actor of an event, and the condition an event needs to have one. */

@@ -1,7 +1,6 @@
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { QueryDateRange } from '../../query/date-range.js';
 import type { Breakdown, SeriesMath } from '../filter-model.js';
-import { rawPropertyValue } from '../../query/property-filters.js';
 import { SeriesScope, type SeriesDefinition } from './series-scope.js';
 import { aggregateFunction, isSessionDurationMath, simpleAggregate } from './series-math.js';
 
@@ -30,8 +29,7 @@ export interface BreakdownPlan extends BreakdownBuckets {
 }
 
 function propertyExpression(breakdown: Breakdown, scope: SeriesScope): string {
-  const { source, params } = scope;
-  const raw = rawPropertyValue(source.breakdownProperties(breakdown), breakdown.property, params);
+  const raw = scope.source.breakdownValue(breakdown, breakdown.property);
   if (!breakdown.normalizeUrl) return raw;
   const trimmed = `trim(TRAILING '/?#' FROM ${raw})`;
   return `if(empty(${trimmed}), '/', ${trimmed})`;

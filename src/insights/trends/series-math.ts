@@ -1,7 +1,7 @@
 import type { Interval, WeekStartDay } from '../../query/date-range.js';
 import type { SeriesMath } from '../filter-model.js';
 import type { EventSource } from '../../query/event-source.js';
-import { rawPropertyValue } from '../../query/property-filters.js';
+import { eventPropertyValue } from '../../query/property-filters.js';
 import type { SqlParams } from '../../query/sql-params.js';
 
 /**
@@ -63,7 +63,7 @@ export function simpleAggregate(math: SeriesMath, source: EventSource, params: S
     case 'unique_session':
       return aggregateCall('uniqExact', ['e.`$session_id`'], condition);
     case 'property':
-      return aggregateCall(aggregateFunction(math.fn), [`toFloat64OrNull(${rawPropertyValue(source.eventProperties, math.property, params)})`], condition);
+      return aggregateCall(aggregateFunction(math.fn), [`toFloat64OrNull(${eventPropertyValue(source, math.property, params)})`], condition);
     default:
       return aggregateCall('count', [], condition);
   }

@@ -4,14 +4,11 @@ import { EventSource } from '../../query/event-source.js';
 import type { SeriesEntity } from '../filter-model.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { compilePropertyFilters } from '../../query/property-filters.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../../query/resolvers.js';
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { SqlParams } from '../../query/sql-params.js';
 import { mathConditions } from './series-math.js';
 
-export interface InsightResolvers {
-  cohorts: CohortSqlResolver;
-  actions: ActionSqlResolver;
-}
+export type InsightResolvers = SqlResolvers;
 
 /** What every query of one series shares: the project, the entity and its combined property filters. */
 export interface SeriesDefinition {
@@ -40,13 +37,13 @@ export class RangeScope {
     readonly conditions: string[],
   ) {}
 
-  static forRange(project: Pick<SeriesDefinition, 'teamId' | 'timezone'>, from: DateTime, to: DateTime): RangeScope {
+  static forRange(project: Pick<SeriesDefinition, 'teamId' | 'timezone' | 'resolvers'>, from: DateTime, to: DateTime): RangeScope {
     const params = new SqlParams();
     params.named('team_id', project.teamId, 'Int64');
     params.named('timezone', project.timezone, 'String');
     const fromText = toWarehouseTime(from);
     const toText = toWarehouseTime(to);
-    const source = new EventSource(params, { from: fromText, to: toText });
+    const source = new EventSource(params, { from: fromText, to: toText }, project.resolvers.eventColumns);
     const scan = [
       'e.team_id = {team_id:Int64}',
       `e.timestamp >= ${params.add(fromText, "DateTime64(6, 'UTC')")}`,

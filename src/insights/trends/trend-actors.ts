@@ -11,7 +11,7 @@ import {
   type ProjectClock,
 } from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, isTimeSeries, type Breakdown, type InsightFilter } from '../filter-model.js';
-import { rawPropertyValue } from '../../query/property-filters.js';
+import { eventPropertyValue } from '../../query/property-filters.js';
 import type { ActorPage } from '../actors/actor-page.js';
 import { actorPageSql, NEWEST_PERSON_FIRST, type ActorRows } from '../actors/actor-page-sql.js';
 import { analysisWindow } from '../actors/analysis-inputs.js';
@@ -64,8 +64,7 @@ async function breakdownCondition(query: TrendActorsQuery, breakdown: Breakdown,
     if (value === '' || Number.isNaN(seconds)) throw new ValidationError('breakdown_value', 'A session duration breakdown value is a number.');
     return `${source.sessionDuration} = ${params.add(seconds, 'Float64')}`;
   }
-  const json = source.breakdownProperties(breakdown);
-  let raw = rawPropertyValue(json, breakdown.property, params);
+  let raw = source.breakdownValue(breakdown, breakdown.property);
   if (breakdown.histogramBinCount !== null) {
     const bounds = /^\[(-?[\d.]+),(-?[\d.]+)\]$/.exec(value);
     if (!bounds) throw new ValidationError('breakdown_value', 'A histogram breakdown value is a bucket such as "[1.0,5.0]".');
@@ -125,9 +124,7 @@ export async function trendActorsSql(query: TrendActorsQuery): Promise<{ sql: st
     if (condition) conditions.push(`(${condition})`);
   }
   const value =
-    math.kind === 'property'
-      ? `${aggregateFunction(math.fn)}(toFloat64OrNull(${rawPropertyValue(scope.source.eventProperties, math.property, scope.params)}))`
-      : 'count()';
+    math.kind === 'property' ? `${aggregateFunction(math.fn)}(toFloat64OrNull(${eventPropertyValue(scope.source, math.property, scope.params)}))` : 'count()';
   const rows: ActorRows = {
     sql: `SELECT ${scope.source.personId} AS actor, ${value} AS value, arraySort(groupUniqArray(e.distinct_id)) AS distinct_ids ${scope.fromWhere(conditions)} GROUP BY actor`,
     persons: 'joined',

@@ -12,7 +12,7 @@ import type { Project } from '../../projects/project.js';
 import { parseDate } from '../../query/date-range.js';
 import { combineAnd, parseProperties, type PropertyGroup } from '../../query/property-filter-model.js';
 import { compilePropertyFilters, type PropertyColumns } from '../../query/property-filters.js';
-import type { ActionSqlResolver, CohortSqlResolver } from '../../query/resolvers.js';
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { SqlParams } from '../../query/sql-params.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { cohortConditions } from '../cohort-conditions.js';
@@ -143,7 +143,7 @@ export class EventsQueryKind implements QueryKind {
     private readonly warehouse: Warehouse,
     private readonly limits: ExecutionLimits,
     private readonly persons: PersonRepository,
-    private readonly resolvers: { cohorts: CohortSqlResolver; actions: ActionSqlResolver },
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   async run(node: QueryNode, context: QueryRunContext): Promise<QueryResponse> {

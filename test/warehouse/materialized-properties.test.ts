@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { rawPropertyValue } from '../../src/query/property-filters.js';
 import { SqlParams } from '../../src/query/sql-params.js';
-import { MAX_MATERIALIZED_PERSON_PROPERTIES, MaterializedPersonProperties, materializedColumnName } from '../../src/persons/materialized-properties.js';
+import {
+  EVENT_PROPERTY_COLUMNS,
+  MAX_MATERIALIZED_KEY_LENGTH,
+  MaterializedProperties,
+  PERSON_PROPERTY_COLUMNS,
+  materializedColumnName,
+} from '../../src/query/materialized-properties.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import type { Warehouse } from '../../src/storage/warehouse/warehouse.js';
@@ -26,10 +32,10 @@ async function columnAgainstJson(warehouse: ChdbWarehouse, column: string) {
 }
 
 test('column names are identifiers, apart for keys that slug alike', () => {
-  assert.match(materializedColumnName(KEY), /^pmat_plan_it_s_[0-9a-f]{16}$/);
-  assert.match(materializedColumnName('ü'), /^pmat__[0-9a-f]{16}$/);
-  assert.notEqual(materializedColumnName('a-b'), materializedColumnName('a_b'));
-  assert.equal(materializedColumnName('email'), materializedColumnName('email'));
+  assert.match(materializedColumnName('pmat_', KEY), /^pmat_plan_it_s_[0-9a-f]{16}$/);
+  assert.match(materializedColumnName('pmat_', 'ü'), /^pmat__[0-9a-f]{16}$/);
+  assert.notEqual(materializedColumnName('pmat_', 'a-b'), materializedColumnName('pmat_', 'a_b'));
+  assert.equal(materializedColumnName('pmat_', 'email'), materializedColumnName('pmat_', 'email'));
 });
 
 test("a materialized column holds exactly the compiler's raw value, for persons stored before and after it was added", async () => {
@@ -40,10 +46,10 @@ test("a materialized column holds exactly the compiler's raw value, for persons 
     await warehouse.insert('persons', [...before, personRowFixture(100, { other: 'no key' })]);
 
     const failures: unknown[] = [];
-    const materialized = new MaterializedPersonProperties(warehouse, (error) => failures.push(error));
+    const materialized = new MaterializedProperties(warehouse, PERSON_PROPERTY_COLUMNS, (error) => failures.push(error));
     const columns = await materialized.columnsFor([KEY, KEY]);
     const column = columns.get(KEY)!;
-    assert.equal(column, materializedColumnName(KEY));
+    assert.equal(column, materializedColumnName('pmat_', KEY));
     assert.deepEqual([...columns.keys()], [KEY]);
 
     const after = VALUES.map((value, index) => personRowFixture(200 + index, { [KEY]: value }));
@@ -58,7 +64,7 @@ test("a materialized column holds exactly the compiler's raw value, for persons 
     assert.equal(rows[VALUES.length]!.stored, '');
 
     // A second instance (a restart) finds the column instead of adding another.
-    const restarted = new MaterializedPersonProperties(warehouse, (error) => failures.push(error));
+    const restarted = new MaterializedProperties(warehouse, PERSON_PROPERTY_COLUMNS, (error) => failures.push(error));
     assert.equal((await restarted.columnsFor([KEY])).get(KEY), column);
     assert.deepEqual(failures, []);
   } finally {
@@ -70,15 +76,15 @@ test('past the limit of columns, further keys are left to the JSON', async () =>
   const warehouse = new ChdbWarehouse(directory);
   try {
     await migrateWarehouse(warehouse);
-    const materialized = new MaterializedPersonProperties(warehouse, (error) => assert.fail(String(error)));
-    const keys = Array.from({ length: MAX_MATERIALIZED_PERSON_PROPERTIES + 3 }, (_, index) => `key_${index}`);
+    const materialized = new MaterializedProperties(warehouse, PERSON_PROPERTY_COLUMNS, (error) => assert.fail(String(error)));
+    const keys = Array.from({ length: PERSON_PROPERTY_COLUMNS.limit + 3 }, (_, index) => `key_${index}`);
     const columns = await materialized.columnsFor(keys);
     const [stored] = await warehouse.query<{ columns: string }>(
       `SELECT count() AS columns FROM system.columns WHERE table = 'persons' AND startsWith(name, 'pmat_')`,
     );
-    assert.equal(Number(stored!.columns), MAX_MATERIALIZED_PERSON_PROPERTIES);
+    assert.equal(Number(stored!.columns), PERSON_PROPERTY_COLUMNS.limit);
     // The first test's column counts against the limit too.
-    assert.equal(columns.size, MAX_MATERIALIZED_PERSON_PROPERTIES - 1);
+    assert.equal(columns.size, PERSON_PROPERTY_COLUMNS.limit - 1);
   } finally {
     await warehouse.close();
   }
@@ -107,11 +113,35 @@ test('a warehouse that refuses the column leaves the filter on the JSON, and is 
       close: async () => {},
     };
     const failures: unknown[] = [];
-    const materialized = new MaterializedPersonProperties(refusing, (error) => failures.push(error));
+    const materialized = new MaterializedProperties(refusing, PERSON_PROPERTY_COLUMNS, (error) => failures.push(error));
     assert.deepEqual(await materialized.columnsFor(['refused key']), new Map());
     assert.deepEqual(await materialized.columnsFor(['refused key']), new Map());
     assert.equal(commands.length, 1);
     assert.equal(failures.length, 1);
+  } finally {
+    await warehouse.close();
+  }
+});
+
+test('an event column is answered once it exists, and asked for in the background by the read that lacked it', async (t) => {
+  const own = tempDataDir('tally-mat-events-');
+  t.after(() => fs.rmSync(own, { recursive: true, force: true }));
+  const warehouse = new ChdbWarehouse(own);
+  try {
+    await migrateWarehouse(warehouse);
+    const materialized = new MaterializedProperties(warehouse, EVENT_PROPERTY_COLUMNS, (error) => assert.fail(String(error)));
+    const longKey = 'k'.repeat(MAX_MATERIALIZED_KEY_LENGTH + 1);
+    assert.equal(materialized.columnOf(KEY), undefined);
+    assert.equal(materialized.columnOf(longKey), undefined);
+    // The read above started the column; this waits for the same addition instead of starting another.
+    assert.deepEqual([...(await materialized.columnsFor([KEY, longKey])).entries()], [[KEY, materializedColumnName('mat_', KEY)]]);
+    assert.equal(materialized.columnOf(KEY), materializedColumnName('mat_', KEY));
+    assert.equal(materialized.columnOf(longKey), undefined);
+    const columns = await warehouse.query<{ name: string }>(`SELECT name FROM system.columns WHERE table = 'events' AND startsWith(name, 'mat_')`);
+    assert.deepEqual(
+      columns.map((row) => row.name),
+      [materializedColumnName('mat_', KEY)],
+    );
   } finally {
     await warehouse.close();
   }
