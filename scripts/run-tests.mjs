@@ -1,9 +1,12 @@
 // Runs every compiled test file with node's test runner (`npm test` builds first, in pretest).
 // With TEST_DATABASE_URL (a PostgreSQL server where databases may be created, as .ci/run sets
-// up), the catalog tests include PostgreSQL, and the end-to-end tests run a second time with
-// every test server on a fresh PostgreSQL catalog.
-import { spawnSync } from 'node:child_process';
+// up), the catalog tests include PostgreSQL, the end-to-end tests run a second time with every
+// test server on a fresh PostgreSQL catalog, and a third time with that catalog and a database
+// of its own on the ClickHouse-compatible test server (chDB behind ClickHouse's HTTP interface),
+// so the ClickHouse-server warehouse runs every end-to-end test too.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 function findTests(dir) {
@@ -15,13 +18,26 @@ function findTests(dir) {
   });
 }
 
-function run(label, files, env = {}) {
+async function run(label, files, env = {}) {
   console.log(`\n# ${label}: ${files.length} test files`);
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
-  return result.status ?? 1;
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
+/** The end-to-end tests with PostgreSQL and a ClickHouse-compatible test server of their own. */
+async function runOnClickhouseServer(label, files, env) {
+  const { spawnChdbHttpServer } = await import('../dist/test/support/clickhouse-http/spawned-server.js');
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-test-clickhouse-'));
+  const server = await spawnChdbHttpServer(directory);
+  try {
+    return await run(label, files, { ...env, TEST_E2E_CLICKHOUSE_URL: server.url });
+  } finally {
+    await server.stop();
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
 }
 
 const filter = process.argv[2];
@@ -33,12 +49,15 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-let status = run('embedded stores (SQLite catalog, chDB warehouse)', files);
+let status = await run('embedded stores (SQLite catalog, chDB warehouse)', files);
 const postgres = process.env.TEST_DATABASE_URL;
 const endToEnd = files.filter((file) => file.includes(`${path.sep}e2e${path.sep}`) || file.includes(`${path.sep}sdk${path.sep}`));
 if (postgres && endToEnd.length > 0) {
-  status = run('end-to-end again on a PostgreSQL catalog', endToEnd, { TEST_E2E_POSTGRES_URL: postgres }) || status;
+  status = (await run('end-to-end again on a PostgreSQL catalog', endToEnd, { TEST_E2E_POSTGRES_URL: postgres })) || status;
+  status =
+    (await runOnClickhouseServer('end-to-end again on a PostgreSQL catalog and the ClickHouse test server', endToEnd, { TEST_E2E_POSTGRES_URL: postgres })) ||
+    status;
 } else if (!postgres) {
-  console.log('\n# end-to-end on PostgreSQL skipped: TEST_DATABASE_URL is not set');
+  console.log('\n# end-to-end on PostgreSQL and the ClickHouse test server skipped: TEST_DATABASE_URL is not set');
 }
 process.exit(status);

@@ -31,6 +31,27 @@ function dropDatabaseSync(adminUrl: string, databaseUrl: string): void {
   runPg(adminUrl, `DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`);
 }
 
+/**
+ * With TEST_E2E_CLICKHOUSE_URL (a ClickHouse server, such as the chDB test server), every test
+ * server gets a throw-away database there instead of chDB, so the whole end-to-end suite runs the
+ * ClickHouse-server warehouse.
+ */
+const E2E_CLICKHOUSE_URL = process.env.TEST_E2E_CLICKHOUSE_URL ?? null;
+
+function runClickhouse(url: string, statement: string): void {
+  const script = `fetch(process.argv[1], { method: 'POST', body: process.argv[2] })
+    .then(async (r) => { if (!r.ok) { console.error(await r.text()); process.exit(1); } })
+    .catch((e) => { console.error(e); process.exit(1); });`;
+  const result = spawnSync(process.execPath, ['-e', script, url, statement], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`ClickHouse statement failed: ${statement}\n${result.stderr}`);
+}
+
+function createClickhouseDatabaseSync(url: string): string {
+  const name = `tally_e2e_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  runClickhouse(url, `CREATE DATABASE ${name}`);
+  return name;
+}
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = path.join(ROOT, 'dist/src/cli.js');
 
@@ -67,6 +88,10 @@ export class TallyServer {
   ) {
     if (E2E_POSTGRES_ADMIN_URL && this.env.DATABASE_URL === undefined) {
       this.env.DATABASE_URL = createDatabaseSync(E2E_POSTGRES_ADMIN_URL);
+    }
+    if (E2E_CLICKHOUSE_URL && this.env.CLICKHOUSE_URL === undefined) {
+      this.env.CLICKHOUSE_URL = E2E_CLICKHOUSE_URL;
+      this.env.CLICKHOUSE_DATABASE = createClickhouseDatabaseSync(E2E_CLICKHOUSE_URL);
     }
   }
 
@@ -212,6 +237,7 @@ export class TallyServer {
     await this.stop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
     if (E2E_POSTGRES_ADMIN_URL && this.env.DATABASE_URL) dropDatabaseSync(E2E_POSTGRES_ADMIN_URL, this.env.DATABASE_URL);
+    if (E2E_CLICKHOUSE_URL && this.env.CLICKHOUSE_DATABASE) runClickhouse(E2E_CLICKHOUSE_URL, `DROP DATABASE IF EXISTS ${this.env.CLICKHOUSE_DATABASE}`);
   }
 }
 

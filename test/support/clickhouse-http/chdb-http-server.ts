@@ -204,7 +204,8 @@ async function bodyOf(request: http.IncomingMessage): Promise<Buffer> {
 
 export async function startChdbHttpServer(options: ChdbHttpServerOptions): Promise<ChdbHttpServer> {
   const runner = new ChdbRunner(options.path);
-  const server = http.createServer(async (request, response) => {
+  // ClickHouse takes URIs up to 1 MiB (http_max_uri_size), where query parameters travel.
+  const server = http.createServer({ maxHeaderSize: 1 << 20 }, async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     try {
       const body = await bodyOf(request);
