@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { ClickhouseWarehouse } from '../../src/storage/warehouse/clickhouse-warehouse.js';
+import { ClickhouseWarehouse, STORED_KEYS_PER_REQUEST } from '../../src/storage/warehouse/clickhouse-warehouse.js';
 
 interface Received {
   method: string;
@@ -68,7 +68,8 @@ test('inserts to a ClickHouse server send the JSONEachRow lines and RowBinary ro
 
 test('a ClickHouse server is asked for stored keys with each column’s values as an array parameter', async () => {
   const queries: { sql: string; params: URLSearchParams }[] = [];
-  const server = http.createServer((request, response) => {
+  // ClickHouse takes URIs up to 1 MiB; Node's own limit is 16 KB.
+  const server = http.createServer({ maxHeaderSize: 1 << 20 }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -97,6 +98,16 @@ test('a ClickHouse server is asked for stored keys with each column’s values a
     assert.match(asked[0]!.sql, /FROM `event_uuids`\s+WHERE `team_id` IN \{values_0:Array\(Int64\)\} AND `uuid` IN \{values_1:Array\(UUID\)\}/);
     assert.equal(asked[0]!.params.get('param_values_0'), '[7]');
     assert.equal(asked[0]!.params.get('param_values_1'), "['0190a3f2-0000-7000-8000-000000000001','0190a3f2-0000-7000-8000-000000000002']");
+
+    // Many keys go in groups, so no request's URL nears the server's 1 MiB limit.
+    const many = Array.from({ length: STORED_KEYS_PER_REQUEST + 1 }, (_, index) => [7, `0190a3f2-0000-7000-8000-${String(index).padStart(12, '0')}`]);
+    assert.equal((await warehouse.storedKeys('event_uuids', columns, many)).length, 2, 'one answer row per request, both kept');
+    const grouped = queries.filter(({ sql }) => !sql.includes('system.settings')).slice(1);
+    assert.deepEqual(
+      grouped.map(({ params }) => (params.get('param_values_1')!.match(/'/g) ?? []).length / 2),
+      [STORED_KEYS_PER_REQUEST, 1],
+    );
+    assert.ok(grouped.every(({ params }) => params.toString().length < 300_000));
   } finally {
     await warehouse.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));

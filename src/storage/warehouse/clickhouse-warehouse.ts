@@ -6,6 +6,9 @@ import type { WarehouseColumn } from './row-binary.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import { typedRows, type QueryParams, type TypedRows, type Warehouse } from './warehouse.js';
 
+/** Keys per stored-key request: about 225 KB of URL for UUID keys. */
+export const STORED_KEYS_PER_REQUEST = 5000;
+
 /** A ClickHouse server over HTTP (CLICKHOUSE_URL). */
 export class ClickhouseWarehouse implements Warehouse {
   readonly kind = 'clickhouse' as const;
@@ -83,12 +86,20 @@ export class ClickhouseWarehouse implements Warehouse {
     await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} (${columnList(columns)}) FORMAT RowBinary`, rows, {});
   }
 
-  /** Filters on each column's values as an array parameter; the server binds them natively. */
+  /**
+   * Filters on each column's values as an array parameter; the server binds them natively.
+   * Parameters travel in the URL, which ClickHouse takes up to 1 MiB (`http_max_uri_size`), so
+   * the keys are asked for in groups of STORED_KEYS_PER_REQUEST (a UUID key is about 45 bytes there).
+   */
   async storedKeys(table: string, columns: readonly WarehouseColumn[], keys: readonly (readonly unknown[])[]): Promise<string[][]> {
-    if (keys.length === 0) return [];
-    const params = Object.fromEntries(columns.map((_, index) => [`values_${index}`, [...new Set(keys.map((key) => key[index]))]]));
-    const condition = columns.map(({ name, type }, index) => `${quotedIdentifier(name)} IN {values_${index}:Array(${type})}`).join(' AND ');
-    return keysOfRows(await this.query<Record<string, string>>(storedKeysSelect(table, columns, condition), params), columns);
+    const found: string[][] = [];
+    for (let start = 0; start < keys.length; start += STORED_KEYS_PER_REQUEST) {
+      const group = keys.slice(start, start + STORED_KEYS_PER_REQUEST);
+      const params = Object.fromEntries(columns.map((_, index) => [`values_${index}`, [...new Set(group.map((key) => key[index]))]]));
+      const condition = columns.map(({ name, type }, index) => `${quotedIdentifier(name)} IN {values_${index}:Array(${type})}`).join(' AND ');
+      found.push(...keysOfRows(await this.query<Record<string, string>>(storedKeysSelect(table, columns, condition), params), columns));
+    }
+    return found;
   }
 
   /** Sends `body` as the data of the INSERT, byte for byte. */
