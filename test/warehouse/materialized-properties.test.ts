@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, test } from 'node:test';
+import { after, test, type TestContext } from 'node:test';
 import { rawPropertyValue } from '../../src/query/property-filters.js';
 import { SqlParams } from '../../src/query/sql-params.js';
 import {
@@ -29,6 +29,15 @@ async function columnAgainstJson(warehouse: ChdbWarehouse, column: string) {
     `SELECT person_id, ${column} AS stored, ${rawPropertyValue('properties', KEY, params)} AS from_json FROM persons ORDER BY person_id`,
     params.all,
   );
+}
+
+/** A migrated warehouse in a directory of its own, removed after the test. */
+async function ownWarehouse(t: TestContext, prefix: string): Promise<ChdbWarehouse> {
+  const own = tempDataDir(prefix);
+  t.after(() => fs.rmSync(own, { recursive: true, force: true }));
+  const warehouse = new ChdbWarehouse(own);
+  await migrateWarehouse(warehouse);
+  return warehouse;
 }
 
 test('column names are identifiers, apart for keys that slug alike', () => {
@@ -92,11 +101,8 @@ test('past the limit of columns, further keys are left to the JSON', async () =>
 
 test('a warehouse that refuses the column leaves the filter on the JSON, and is asked once', async (t) => {
   // A directory of its own: the test before filled the other one's columns up to the limit.
-  const own = tempDataDir('tally-pmat-refused-');
-  t.after(() => fs.rmSync(own, { recursive: true, force: true }));
-  const warehouse = new ChdbWarehouse(own);
+  const warehouse = await ownWarehouse(t, 'tally-pmat-refused-');
   try {
-    await migrateWarehouse(warehouse);
     const commands: string[] = [];
     const refusing: Warehouse = {
       kind: warehouse.kind,
@@ -124,11 +130,8 @@ test('a warehouse that refuses the column leaves the filter on the JSON, and is 
 });
 
 test('an event column is answered once it exists, and asked for in the background by the read that lacked it', async (t) => {
-  const own = tempDataDir('tally-mat-events-');
-  t.after(() => fs.rmSync(own, { recursive: true, force: true }));
-  const warehouse = new ChdbWarehouse(own);
+  const warehouse = await ownWarehouse(t, 'tally-mat-events-');
   try {
-    await migrateWarehouse(warehouse);
     const materialized = new MaterializedProperties(warehouse, EVENT_PROPERTY_COLUMNS, (error) => assert.fail(String(error)));
     const longKey = 'k'.repeat(MAX_MATERIALIZED_KEY_LENGTH + 1);
     assert.equal(materialized.columnOf(KEY), undefined);
@@ -142,6 +145,44 @@ test('an event column is answered once it exists, and asked for in the backgroun
       columns.map((row) => row.name),
       [materializedColumnName('mat_', KEY)],
     );
+  } finally {
+    await warehouse.close();
+  }
+});
+
+test('columns of keys with control characters, quotes and a lone surrogate survive a restart and read what the JSON reads', async (t) => {
+  const own = tempDataDir('tally-mat-restart-');
+  t.after(() => fs.rmSync(own, { recursive: true, force: true }));
+  const keys = ['nul\u0000key', 'line\nbreak\ttab', "quote ' back\\slash ` tick", 'lone \ud800 surrogate', '{p_0:String} ${x}'];
+  // The stored JSON holds the keys ClickHouse's JSON reader takes (a NUL or a lone surrogate makes the whole text unreadable to it).
+  const readable = (key: string) => !/[\u0000\ud800-\udfff]/.test(key);
+  const properties = JSON.stringify(Object.fromEntries(keys.flatMap((key, index) => (readable(key) ? [[key, `value ${index}`]] : []))));
+  let warehouse = new ChdbWarehouse(own);
+  try {
+    await migrateWarehouse(warehouse);
+    await warehouse.insert('events', [{ uuid: '0190a3f2-0000-7000-8000-000000000001', team_id: 7, event: 'e', properties }]);
+    const materialized = new MaterializedProperties(warehouse, EVENT_PROPERTY_COLUMNS, (error) => assert.fail(String(error)));
+    const columns = await materialized.columnsFor(keys);
+    assert.equal(columns.size, keys.length);
+    await warehouse.close();
+    warehouse = new ChdbWarehouse(own);
+    await migrateWarehouse(warehouse);
+    const afterRestart = await warehouse.query<{ name: string }>(
+      `SELECT name FROM system.columns WHERE table = 'events' AND startsWith(name, 'mat_') ORDER BY name`,
+    );
+    assert.deepEqual(
+      afterRestart.map((row) => row.name),
+      [...columns.values()].sort(),
+    );
+    const restarted = new MaterializedProperties(warehouse, EVENT_PROPERTY_COLUMNS, (error) => assert.fail(String(error)));
+    assert.deepEqual(await restarted.columnsFor(keys), columns, 'the restart finds every column');
+    const params = new SqlParams();
+    const read = keys.map((key, index) => `${columns.get(key)} AS stored_${index}, ${rawPropertyValue('properties', key, params)} AS json_${index}`);
+    const [row] = await warehouse.query<Record<string, string>>(`SELECT ${read.join(', ')} FROM events`, params.all);
+    for (const index of keys.keys()) {
+      assert.equal(row![`stored_${index}`], row![`json_${index}`], keys[index]);
+      assert.equal(row![`stored_${index}`], readable(keys[index]!) ? `value ${index}` : '', keys[index]);
+    }
   } finally {
     await warehouse.close();
   }
