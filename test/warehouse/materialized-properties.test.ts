@@ -153,9 +153,9 @@ test('an event column is answered once it exists, and asked for in the backgroun
 test('columns of keys with control characters, quotes and a lone surrogate survive a restart and read what the JSON reads', async (t) => {
   const own = tempDataDir('tally-mat-restart-');
   t.after(() => fs.rmSync(own, { recursive: true, force: true }));
-  const keys = ['nul\u0000key', 'line\nbreak\ttab', "quote ' back\\slash ` tick", 'lone \ud800 surrogate', '{p_0:String} ${x}'];
+  const keys = ['nul\u0000key', 'line\nbreak\ttab', "quote ' back\\slash ` tick", 'lone \ud800 surrogate', '{p_0:String} {x:Identifier}'];
   // The stored JSON holds the keys ClickHouse's JSON reader takes (a NUL or a lone surrogate makes the whole text unreadable to it).
-  const readable = (key: string) => !/[\u0000\ud800-\udfff]/.test(key);
+  const readable = (key: string) => !key.includes('\u0000') && !/[\ud800-\udfff]/.test(key);
   const properties = JSON.stringify(Object.fromEntries(keys.flatMap((key, index) => (readable(key) ? [[key, `value ${index}`]] : []))));
   let warehouse = new ChdbWarehouse(own);
   try {
