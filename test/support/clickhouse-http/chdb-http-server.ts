@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Session } from 'chdb';
+import { quotedIdentifier } from '../../../src/storage/warehouse/warehouse-sql.js';
 import { declaredParameterTypes, parameterValue } from './query-parameters.js';
 
 /**
@@ -73,10 +74,6 @@ class StatementError extends Error {
   }
 }
 
-function quoteIdentifier(name: string): string {
-  return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
-}
-
 function settingLiteral(value: string): string {
   return /^-?\d+(?:\.\d+)?$/.test(value) ? value : `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
@@ -102,9 +99,11 @@ function statementOf(url: URL, body: Buffer): Statement {
       settings.push([name, value]);
     }
   }
+  const database = url.searchParams.get('database') ?? 'default';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new StatementError(81, 'UNKNOWN_DATABASE', `Database ${database} does not exist.`);
   return {
     sql,
-    database: url.searchParams.get('database') ?? 'default',
+    database,
     params,
     settings,
     data,
@@ -155,7 +154,7 @@ class ChdbRunner {
   }
 
   private async execute(statement: Statement): Promise<string> {
-    await this.query(`USE ${quoteIdentifier(statement.database)}`);
+    await this.query(`USE ${quotedIdentifier(statement.database)}`);
     const applied: string[] = [];
     try {
       for (const [name, value] of statement.settings) {
