@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../src/query/resolvers.js';
 import { after, before, describe, test } from 'node:test';
 import { DateTime, Settings } from 'luxon';
 import { projectClock } from '../../src/insights/actors/analysis-inputs.js';
@@ -14,7 +15,6 @@ import { parseRetentionFilter } from '../../src/insights/retention/retention-fil
 import { RetentionRunner } from '../../src/insights/retention/retention-runner.js';
 import { parseStickinessFilter } from '../../src/insights/stickiness/stickiness-filter.js';
 import { StickinessRunner } from '../../src/insights/stickiness/stickiness-runner.js';
-import type { InsightResolvers } from '../../src/insights/trends/series-scope.js';
 import { TrendService } from '../../src/insights/trends/trend-service.js';
 import type { Project } from '../../src/projects/project.js';
 import { noActions, noCohorts } from '../../src/query/resolvers.js';
@@ -49,7 +49,7 @@ const PROJECT: Project = {
   updatedAt: '2026-01-01T00:00:00Z',
 };
 
-const RESOLVERS: InsightResolvers = { cohorts: noCohorts, actions: noActions };
+const RESOLVERS: SqlResolvers = { cohorts: noCohorts, actions: noActions };
 
 const PAGEVIEW = { id: '$pageview', type: 'events', order: 0 };
 const SIGNUP = { id: 'sign up', type: 'events', order: 1 };

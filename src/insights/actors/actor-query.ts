@@ -1,16 +1,17 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import type { InsightFilter, RawInput, SeriesEntity } from '../filter-model.js';
 import { combineAnd } from '../../query/property-filter-model.js';
-import { UnknownAction, type InsightResolvers, type SeriesDefinition } from '../trends/series-scope.js';
+import { UnknownAction, type SeriesDefinition } from '../trends/series-scope.js';
 import { emptyActorList, hydrateActors, type ActorList } from './actor-list.js';
 import type { ActorPage } from './actor-page.js';
 import { withSearch } from './actor-search.js';
 import { testAccountFilters } from './analysis-inputs.js';
 
 /** The series an actors query counts: the entity with the request's, its own and test-account filters, and the search. */
-export function actorSeries(project: Project, filter: InsightFilter, entity: SeriesEntity, input: RawInput, resolvers: InsightResolvers): SeriesDefinition {
+export function actorSeries(project: Project, filter: InsightFilter, entity: SeriesEntity, input: RawInput, resolvers: SqlResolvers): SeriesDefinition {
   return {
     teamId: project.id,
     timezone: project.timezone,

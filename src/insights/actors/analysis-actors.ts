@@ -1,8 +1,8 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { PersonRepository } from '../../persons/person-repository.js';
 import type { CatalogDb } from '../../storage/catalog/catalog.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { TrendActorsService } from '../trends/trend-actors-service.js';
 import { StickinessActorsService } from '../stickiness/stickiness-actors-service.js';
 import { LifecycleActorsService } from '../lifecycle/lifecycle-actors-service.js';
@@ -27,7 +27,7 @@ export interface AnalysisActors {
   correlation: CorrelationActorsService;
 }
 
-export function createAnalysisActors(catalogDb: CatalogDb, persons: PersonRepository, warehouse: Warehouse, resolvers: InsightResolvers): AnalysisActors {
+export function createAnalysisActors(catalogDb: CatalogDb, persons: PersonRepository, warehouse: Warehouse, resolvers: SqlResolvers): AnalysisActors {
   const hydrator = new PersonHydrator(persons);
   const funnel = new FunnelActorsService(warehouse, hydrator, resolvers);
   return {

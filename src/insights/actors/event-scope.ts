@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import { toWarehouseTime } from '../../query/date-range.js';
@@ -6,7 +7,7 @@ import type { SeriesEntity } from '../filter-model.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { compilePropertyFilters } from '../../query/property-filters.js';
 import { SqlParams } from '../../query/sql-params.js';
-import { eventNameCondition, type InsightResolvers } from '../trends/series-scope.js';
+import { eventNameCondition } from '../trends/series-scope.js';
 
 /** Where and when the events of a multi-entity query (funnels, retention, paths) come from. */
 export interface EventScopeDefinition {
@@ -20,7 +21,7 @@ export interface EventScopeDefinition {
   toExclusive?: boolean;
   /** Global and test-account filters, ANDed; they apply to every event read. */
   properties: PropertyGroup;
-  resolvers: InsightResolvers;
+  resolvers: SqlResolvers;
   /** Parameters shared with another scope of the same query (a funnel inside a paths query). */
   params?: SqlParams;
 }
@@ -37,7 +38,7 @@ export class EventScope {
     /** Project and time bounds: what the scan reads first. */
     private readonly scan: string[],
     private readonly conditions: string[],
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   static async create(definition: EventScopeDefinition): Promise<EventScope> {

@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { DateTime } from 'luxon';
 import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
@@ -8,7 +9,6 @@ import { withSearch } from '../actors/actor-search.js';
 import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import type { RawInput } from '../filter-model.js';
 import { combineAnd } from '../../query/property-filter-model.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { parseStepSelection, stepBreakdownKey } from './funnel-actors.js';
 import { FunnelRunner, type FunnelActorsRequest, type FunnelStepSelection } from './funnel-runner.js';
 import { isFunnelTrendsRequest, parseFunnelTrendsSelection } from './funnel-trends-selection.js';
@@ -25,7 +25,7 @@ export class FunnelActorsService {
   constructor(
     warehouse: Warehouse,
     private readonly hydrator: PersonHydrator,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {
     this.runner = new FunnelRunner(warehouse, resolvers);
   }

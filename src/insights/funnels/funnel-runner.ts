@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.js';
 import type { Project } from '../../projects/project.js';
@@ -9,7 +10,6 @@ import type { ActorPage } from '../actors/actor-page.js';
 import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import { EventScope, type EventScopeDefinition } from '../actors/event-scope.js';
 import type { SeriesEntity } from '../filter-model.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { newestPersonsFirst } from './actor-order-sql.js';
 import { ALL_USERS_COHORT } from './funnel-breakdown.js';
 import { funnelBuckets } from './funnel-breakdown-values.js';
@@ -74,7 +74,7 @@ function nullableNumber(value: unknown): number | null {
 export class FunnelRunner {
   constructor(
     private readonly warehouse: Warehouse,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   /** Where the funnel's events come from: the project's events of the date range (default the last 7 days) that pass its filters. */

@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
@@ -7,7 +8,7 @@ import type { ActorPage } from '../actors/actor-page.js';
 import { actorPageSql, NEWEST_PERSON_FIRST } from '../actors/actor-page-sql.js';
 import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import type { SeriesEntity } from '../filter-model.js';
-import { UnknownAction, type InsightResolvers, type SeriesDefinition } from '../trends/series-scope.js';
+import { UnknownAction, type SeriesDefinition } from '../trends/series-scope.js';
 import { lifecycleActorRows, type LifecycleRows } from './lifecycle-actor-rows.js';
 import type { LifecycleFilter, LifecycleStatus } from './lifecycle-filter.js';
 import { projectDateRange } from './project-date-range.js';
@@ -47,7 +48,7 @@ export interface LifecyclePoint {
 export class LifecycleRunner {
   constructor(
     private readonly warehouse: Warehouse,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   /** The lifecycle, or null when its series is an action the project does not have (PostHog answers no series). */

@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { ValidationError } from '../../errors.js';
 import type { Project } from '../../projects/project.js';
 import { combineAnd } from '../../query/property-filter-model.js';
@@ -8,7 +9,6 @@ import type { RawInput } from '../filter-model.js';
 import { parseStepSelection } from '../funnels/funnel-actors.js';
 import { parseFunnelFilter, type FunnelFilter } from '../funnels/funnel-filter.js';
 import { funnelPerActorSql } from '../funnels/funnel-steps-sql.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import type { FunnelPathType } from './path-filter.js';
 
 /** The funnel of funnel paths: its filter, its own `funnel_step`, and where its events come from. */
@@ -20,7 +20,7 @@ export interface FunnelPathSource {
 }
 
 /** The funnel a `funnel_filter` describes, read as the funnel endpoints read it (test accounts included). */
-export function funnelPathSource(project: Project, funnelInput: RawInput, resolvers: InsightResolvers): FunnelPathSource {
+export function funnelPathSource(project: Project, funnelInput: RawInput, resolvers: SqlResolvers): FunnelPathSource {
   let funnel: FunnelFilter;
   try {
     funnel = parseFunnelFilter(funnelInput);

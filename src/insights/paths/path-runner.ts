@@ -1,8 +1,8 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { analysisWindow, projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { funnelPathSource } from './funnel-path-window.js';
 import type { PathFilter } from './path-filter.js';
 import { pathSessionsSql, type PathSessions } from './path-session-sql.js';
@@ -60,7 +60,7 @@ export function reachableEdges(edges: PathEdge[]): PathEdge[] {
 export class PathRunner {
   constructor(
     private readonly warehouse: Warehouse,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   /** The per-session rows of a paths query, for the edges and for their actors alike. */

@@ -1,7 +1,7 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { toWarehouseTime } from '../../query/date-range.js';
 import type { PropertyGroup } from '../../query/property-filter-model.js';
 import { EventScope } from '../actors/event-scope.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { bucketExpression } from '../trends/series-math.js';
 import type { RetentionBreakdown, RetentionFilter } from './retention-filter.js';
 
@@ -12,7 +12,7 @@ export interface RetentionActorQuery {
   filter: RetentionFilter;
   /** The filter's properties with test-account filters (and an actors search) folded in. */
   properties: PropertyGroup;
-  resolvers: InsightResolvers;
+  resolvers: SqlResolvers;
 }
 
 /** The per-actor rows of a retention query, and the scope whose parameters they bind. */

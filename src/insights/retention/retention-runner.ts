@@ -1,9 +1,9 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { testAccountFilters } from '../actors/analysis-inputs.js';
-import type { InsightResolvers } from '../trends/series-scope.js';
 import { MAX_MASK_INTERVALS, retentionActorRows, retentionCohortCounts, type RetentionActorQuery } from './retention-actor-sql.js';
 import type { RetentionFilter } from './retention-filter.js';
 
@@ -47,7 +47,7 @@ function periodStart(filter: RetentionFilter, cohort: number): DateTime {
 export class RetentionRunner {
   constructor(
     private readonly warehouse: Warehouse,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   private actorQuery({ project, filter, extraProperties }: RetentionTarget): RetentionActorQuery {

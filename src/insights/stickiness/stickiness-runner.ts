@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { DateTime } from 'luxon';
 import { DAY_MS } from '../../util/time.js';
 import type { Project } from '../../projects/project.js';
@@ -9,7 +10,7 @@ import { actorPageSql, NEWEST_PERSON_FIRST } from '../actors/actor-page-sql.js';
 import { projectClock, testAccountFilters } from '../actors/analysis-inputs.js';
 import type { SeriesEntity } from '../filter-model.js';
 import { projectDateRange } from '../lifecycle/project-date-range.js';
-import { UnknownAction, type InsightResolvers, type SeriesDefinition } from '../trends/series-scope.js';
+import { UnknownAction, type SeriesDefinition } from '../trends/series-scope.js';
 import { stickinessActorRows, type StickinessRows } from './stickiness-actor-rows.js';
 import type { StickinessFilter, StickinessOperator } from './stickiness-filter.js';
 
@@ -92,7 +93,7 @@ function intervalBounds({ intervals, operator }: StickinessPoint, last: number):
 export class StickinessRunner {
   constructor(
     private readonly warehouse: Warehouse,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   /** The stickiness of every series, or null when a series is an action the project does not have (PostHog answers none). */

@@ -8,8 +8,6 @@ import type { SqlResolvers } from '../../query/resolvers.js';
 import { SqlParams } from '../../query/sql-params.js';
 import { mathConditions } from './series-math.js';
 
-export type InsightResolvers = SqlResolvers;
-
 /** What every query of one series shares: the project, the entity and its combined property filters. */
 export interface SeriesDefinition {
   teamId: number;
@@ -17,7 +15,7 @@ export interface SeriesDefinition {
   entity: SeriesEntity;
   /** Global, entity and test-account filters, ANDed. */
   properties: PropertyGroup;
-  resolvers: InsightResolvers;
+  resolvers: SqlResolvers;
 }
 
 /** Raised when a series names an action the project does not have: PostHog then answers `result: []`. */

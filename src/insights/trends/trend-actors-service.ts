@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import type { DateTime } from 'luxon';
 import type { PersonHydrator } from '../../persons/person-hydrator.js';
 import type { Project } from '../../projects/project.js';
@@ -13,7 +14,7 @@ import type { InsightFilter, RawInput, SeriesEntity } from '../filter-model.js';
 import { combineAnd, type PropertyGroup } from '../../query/property-filter-model.js';
 import { resolveDateRange, type ProjectClock } from '../../query/date-range.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, planBreakdown } from './breakdown.js';
-import { UnknownAction, type InsightResolvers, type SeriesDefinition } from './series-scope.js';
+import { UnknownAction, type SeriesDefinition } from './series-scope.js';
 import { requireTargetEntity } from './trend-actors-entity.js';
 import { dataPointRange, trendActorsSql, type DataPointRange } from './trend-actors.js';
 
@@ -47,7 +48,7 @@ export class TrendActorsService {
   constructor(
     private readonly warehouse: Warehouse,
     private readonly hydrator: PersonHydrator,
-    private readonly resolvers: InsightResolvers,
+    private readonly resolvers: SqlResolvers,
   ) {}
 
   async actors(project: Project, input: RawInput): Promise<ActorList> {

@@ -1,3 +1,4 @@
+import type { SqlResolvers } from '../../query/resolvers.js';
 import { DateTime } from 'luxon';
 import type { Project } from '../../projects/project.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
@@ -18,7 +19,7 @@ import { queryRankedBreakdown, ranksInSeriesQuery } from './ranked-breakdown.js'
 import { formulaItems } from './formula-series.js';
 import { querySeriesTogether, sharesScan } from './shared-scan.js';
 import { querySeries, type SeriesQueryWithoutBreakdown, type SeriesRow } from './series-query.js';
-import { UnknownAction, type InsightResolvers } from './series-scope.js';
+import { UnknownAction } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
 import { parseFormula } from './formula.js';
 import { compareToPeriod } from './compare-to-period.js';
@@ -47,7 +48,7 @@ export interface TrendOptions {
 export class TrendService {
   constructor(
     private readonly warehouse: Warehouse,
-    private readonly resolvers: InsightResolvers = { cohorts: noCohorts, actions: noActions },
+    private readonly resolvers: SqlResolvers = { cohorts: noCohorts, actions: noActions },
   ) {}
 
   async run(project: Project, filter: InsightFilter, options: TrendOptions = {}): Promise<SeriesItem[]> {
