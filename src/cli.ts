@@ -119,6 +119,7 @@ program
   .action(async () => {
     await withStores(loadConfig(), async ({ context }) => {
       const results = await runQueuedJobs(context);
+      if (results === null) throw new CliError('another Tally process on these stores is running the jobs now; its run takes the queued tasks');
       const total = results.reduce((sum, result) => sum + result.tasks, 0);
       for (const result of results) console.log(`${result.name}: ${result.tasks} tasks`);
       console.log(`${total} tasks`);

@@ -30,6 +30,7 @@ import { KeyManagementService } from './keys/key-management-service.js';
 import { ProjectRepository } from './projects/project-repository.js';
 import { ProjectService } from './projects/project-service.js';
 import type { Catalog } from './storage/catalog/catalog.js';
+import type { ProcessCoordination } from './storage/catalog/process-coordination.js';
 import type { Warehouse } from './storage/warehouse/warehouse.js';
 import { TrendService } from './insights/trends/trend-service.js';
 import { FunnelRunner } from './insights/funnels/funnel-runner.js';
@@ -64,6 +65,8 @@ export interface AppContext {
   logger: Logger;
   catalog: Catalog;
   warehouse: Warehouse;
+  /** How this process shares work with others on the same stores. */
+  coordination: ProcessCoordination;
   accounts: AccountRepository;
   keys: KeyService;
   /** The personal API keys endpoints. */
@@ -121,7 +124,13 @@ export interface AppContext {
   query: QueryApi;
 }
 
-export function createContext(config: Config, catalog: Catalog, storedWarehouse: Warehouse, captureLog: CaptureLog): AppContext {
+export function createContext(
+  config: Config,
+  catalog: Catalog,
+  storedWarehouse: Warehouse,
+  captureLog: CaptureLog,
+  coordination: ProcessCoordination,
+): AppContext {
   const logger = createLogger(config.logLevel);
   const accounts = new AccountRepository(catalog.db);
   const projectRepository = new ProjectRepository(catalog.db);
@@ -133,8 +142,8 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
   const propertyDefinitionRepository = new PropertyDefinitionRepository(catalog.db, catalog.dialect);
   const definitions = new DefinitionRecorder(catalog.db, eventDefinitionRepository, propertyDefinitionRepository);
   const groupTypes = new GroupTypeRegistry();
-  const outbox = new OutboxRepository(catalog.db);
-  const relay = new OutboxRelay(outbox, storedWarehouse, () => catalog.syncCommits());
+  const outbox = new OutboxRepository(catalog.db, catalog.dialect);
+  const relay = new OutboxRelay(outbox, storedWarehouse, () => catalog.syncCommits(), coordination.shared);
   const personWriteLock = new Mutex();
   const ingestionWarnings = new IngestionWarningRepository(catalog.db, catalog.dialect);
   const ingestion = new IngestionConsumer({
@@ -149,6 +158,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     definitions,
     warnings: ingestionWarnings,
     personWriteLock,
+    coordination,
     onFailure: (error) => logger.error({ err: error }, 'processing captured events failed; Tally retries by itself'),
   });
   // Everything below reads through this, so every read sees every acknowledged write.
@@ -180,6 +190,7 @@ export function createContext(config: Config, catalog: Catalog, storedWarehouse:
     logger,
     catalog,
     warehouse,
+    coordination,
     accounts,
     keys,
     personalApiKeys: new KeyManagementService(keyRepository, keys, projectRepository),

@@ -1,4 +1,6 @@
+import { AppendOrderedTable, holdAppendOrder } from '../storage/catalog/append-order.js';
 import type { CatalogDb } from '../storage/catalog/catalog.js';
+import type { CatalogDialect } from '../storage/catalog/dialect.js';
 import { Mutex } from '../util/mutex.js';
 
 /**
@@ -66,6 +68,8 @@ export interface CaptureLog {
   append(entries: readonly CaptureLogEntry[]): Promise<number[]>;
   /** The id of the newest entry; 0 when nothing was ever logged. */
   lastId(): Promise<number>;
+  /** The id of the oldest entry not removed; 0 when none is left. */
+  oldestId(): Promise<number>;
   /**
    * The oldest entries after id `after` up to id `through`, in order, until about `events` events
    * (at least one entry when any waits). `known` gives the events of entries this process still
@@ -101,12 +105,16 @@ const EMPTY = new Uint8Array(0);
 /** The capture log as the catalog table `capture_log`. */
 export class CatalogCaptureLog implements CaptureLog {
   /**
-   * One append at a time: concurrent transactions could commit out of id order, and a pass
-   * reading up to the newest id would skip an older entry committed after it.
+   * One append at a time in this process; across processes, the append-order lock. Concurrent
+   * transactions could commit out of id order, and a pass reading up to the newest id would skip
+   * an older entry committed after it.
    */
   private readonly appends = new Mutex();
 
-  constructor(private readonly db: CatalogDb) {}
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly dialect: CatalogDialect,
+  ) {}
 
   append(entries: readonly CaptureLogEntry[]): Promise<number[]> {
     return this.appends.run(() => this.insert(entries));
@@ -120,6 +128,7 @@ export class CatalogCaptureLog implements CaptureLog {
       events: loggedEventsText(entry.events),
     }));
     return this.db.transaction().execute(async (trx) => {
+      await holdAppendOrder(trx, this.dialect, AppendOrderedTable.CaptureLog);
       const ids: number[] = [];
       for (let index = 0; index < rows.length; index += CHUNK) {
         const inserted = await trx
@@ -136,6 +145,11 @@ export class CatalogCaptureLog implements CaptureLog {
 
   async lastId(): Promise<number> {
     const row = await this.db.selectFrom('capture_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row ? Number(row.id) : 0;
+  }
+
+  async oldestId(): Promise<number> {
+    const row = await this.db.selectFrom('capture_log').select('id').orderBy('id').limit(1).executeTakeFirst();
     return row ? Number(row.id) : 0;
   }
 

@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
 import { GroupRepository } from '../groups/group-repository.js';
 import { PersonRepository } from '../persons/person-repository.js';
+import { PersonWriteEpoch } from '../persons/person-write-epoch.js';
 import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
 import { PauseBetweenQueries } from '../storage/catalog/pause-between-queries.js';
+import { CoordinatedWork, CoordinationChannel, type ProcessCoordination } from '../storage/catalog/process-coordination.js';
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
@@ -59,6 +61,35 @@ const MAX_RETRY_MS = 30_000;
 /** Times a read tries processing again after events failed it, so it waits for them to be set aside. */
 const READ_ISOLATION_ROUNDS = 3;
 
+/**
+ * How long a read in a process that does not consume the log waits between looks at it, when no
+ * notification of progress comes sooner.
+ */
+const FOLLOWER_POLL_MS = 50;
+
+/**
+ * How long such a read waits for the consumer without seeing it remove an entry before it serves
+ * what is processed: the consumer fails or no process consumes, as a read on the consumer's own
+ * process serves what is processed while processing fails.
+ */
+const FOLLOWER_STALL_MS = 5000;
+
+/**
+ * How often the consuming process looks at the log when no other process told it of captures:
+ * a notification lost with a broken connection delays processing by this at most.
+ */
+const LEADER_POLL_MS = 2000;
+
+/** Tries of a batch whose persons another process wrote meanwhile, before the pass fails and retries later. */
+const MAX_PERSON_WRITE_RETRIES = 5;
+
+/** A batch's persons were written by someone else between its reads and its commit. */
+class PersonsChanged extends Error {
+  constructor() {
+    super('persons were written by another process while a batch was processed');
+  }
+}
+
 /** An event of a log entry, as the consumer sets aside what fails (see `isolate`). */
 interface LoggedEventOf {
   entry: StoredCaptureLogEntry;
@@ -79,8 +110,10 @@ export interface IngestionConsumerOptions {
   groupTypes: GroupTypeRegistry;
   definitions: DefinitionRecorder;
   warnings: IngestionWarningRepository;
-  /** Every person write (this consumer and the persons API) runs under this lock, in turn. */
+  /** Every person write of this process (this consumer and the persons API) runs under this lock, in turn. */
   personWriteLock: Mutex;
+  /** Which process consumes the log, when several share it. */
+  coordination: ProcessCoordination;
   /** Told of each failure to process; the consumer retries by itself. */
   onFailure: (error: unknown) => void;
 }
@@ -110,8 +143,9 @@ export interface IngestionConsumerOptions {
 export class IngestionConsumer {
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly personCache = new PersonCache();
-  /** The consumer's last turn of the person write lock: another turn since means persons changed. */
-  private lastPersonWriteTurn = 0;
+  /** Person writes counted when the cache was last known to hold what the catalog holds. */
+  private knownPersonEpoch = -1;
+  private readonly personEpoch: PersonWriteEpoch;
   private unprocessed = 0;
   /** Logged entries not processed yet, by entry id in log order (see `handOver`). */
   private readonly handedOver = new Map<number, CaptureLogEntry>();
@@ -145,13 +179,104 @@ export class IngestionConsumer {
   /** When the retry after a store was unavailable is due (epoch ms); reads do not try before. */
   private retryAt = 0;
   private closed = false;
+  /** Whether this process consumes the log; other processes' reads wait for the one that does. */
+  private leading = false;
+  /** Events other processes told of logging since this process's last pass began. */
+  private othersLogged = 0;
+  private leaderPoll: NodeJS.Timeout | null = null;
+  /** Reads waiting for the consumer in another process to remove entries. */
+  private readonly progressWaiters = new Set<() => void>();
 
   constructor(private readonly using: IngestionConsumerOptions) {
     this.db = using.catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
     this.groups = new GroupRepository(this.db, using.catalog.dialect);
     this.persons = new PersonRepository(this.db);
-    this.outbox = new OutboxRepository(this.db);
+    this.outbox = new OutboxRepository(this.db, using.catalog.dialect);
     this.deadLetters = new DeadLetterRepository(using.catalog.db);
+    this.personEpoch = new PersonWriteEpoch(using.catalog.db);
+    // Stores of its own are this process's to consume from the first; shared ones once it leads.
+    this.leading = !using.coordination.shared;
+  }
+
+  /**
+   * Starts consuming the log once this process leads its consumption: at once when the stores
+   * are its own, as soon as no other process leads when several share them. Resolves after the
+   * first try, so start-up knows whether it consumes.
+   */
+  async start(): Promise<void> {
+    const { coordination } = this.using;
+    if (coordination.shared) {
+      coordination.listen(CoordinationChannel.Captured, (payload) => this.othersCaptured(payload));
+      coordination.listen(CoordinationChannel.FlushWanted, () => this.trigger());
+      coordination.listen(CoordinationChannel.Processed, () => this.progressMade());
+    }
+    await coordination.campaign(CoordinatedWork.Ingestion, (leading) => this.leadershipChanged(leading));
+  }
+
+  /** Whether this process consumes the log. */
+  get consuming(): boolean {
+    return this.leading;
+  }
+
+  private leadershipChanged(leading: boolean): void {
+    this.leading = leading;
+    // What another process did meanwhile is not in memory here: the log is read from its start.
+    this.committedThrough = 0;
+    this.knownPersonEpoch = -1;
+    this.personCache.clear();
+    this.using.groupTypes.forgetAll();
+    if (this.leaderPoll) clearInterval(this.leaderPoll);
+    this.leaderPoll = null;
+    if (!leading) {
+      this.dropHandedOver(Number.POSITIVE_INFINITY);
+      this.admitWaiting();
+      return;
+    }
+    if (this.using.coordination.shared) this.leaderPoll = setInterval(() => this.trigger(), LEADER_POLL_MS).unref();
+    this.trigger();
+  }
+
+  /** Another process logged events: processed once a batch's worth waits, or within the fill time. */
+  private othersCaptured(payload: string): void {
+    if (!this.leading || this.closed) return;
+    for (const count of payload.split(',')) this.othersLogged += Number(count) || 0;
+    if (this.othersLogged >= BATCH_EVENTS) this.trigger();
+    else this.fillTimer ??= setTimeout(() => this.trigger(), BATCH_FILL_MS).unref();
+  }
+
+  private progressMade(): void {
+    for (const wake of this.progressWaiters) wake();
+    this.progressWaiters.clear();
+  }
+
+  /**
+   * What a read waits for in a process that does not consume the log: the entries logged before
+   * it removed by the process that does (their events stored, their catalog changes committed),
+   * then the replica writes applied. The consumer is asked to start at once; a consumer that
+   * stops removing entries for `FOLLOWER_STALL_MS` is not waited for longer.
+   */
+  private async awaitConsumer(): Promise<void> {
+    const { log, coordination } = this.using;
+    const through = await log.lastId();
+    let oldest = await log.oldestId();
+    let progressAt = Date.now();
+    if (oldest !== 0 && oldest <= through) coordination.signal(CoordinationChannel.FlushWanted);
+    while (oldest !== 0 && oldest <= through && !this.leading && !this.closed && Date.now() - progressAt < FOLLOWER_STALL_MS) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.progressWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, FOLLOWER_POLL_MS);
+        this.progressWaiters.add(wake);
+      });
+      const now = await log.oldestId();
+      if (now !== oldest) progressAt = Date.now();
+      oldest = now;
+    }
+    if (this.leading) return this.catchUp();
+    await this.using.relay.catchUp().catch(() => undefined);
   }
 
   /** Resolves once everything logged before the call is processed, stored and replicated; rejects when processing failed. */
@@ -175,7 +300,9 @@ export class IngestionConsumer {
    * set aside by the passes it waits for; while a store is unavailable, it tries once per retry.
    */
   async catchUp(): Promise<void> {
-    if (this.closed || (this.consecutiveFailures > 0 && Date.now() < this.retryAt)) return;
+    if (this.closed) return;
+    if (!this.leading) return this.awaitConsumer();
+    if (this.consecutiveFailures > 0 && Date.now() < this.retryAt) return;
     for (let round = 0; round < READ_ISOLATION_ROUNDS; round++) {
       try {
         await this.flush();
@@ -188,7 +315,7 @@ export class IngestionConsumer {
 
   /** Starts a flush without waiting for it; a failure is reported and retried by the consumer. */
   trigger(): void {
-    if (!this.closed) this.flush().catch(() => undefined);
+    if (!this.closed && this.leading) this.flush().catch(() => undefined);
   }
 
   /**
@@ -199,8 +326,11 @@ export class IngestionConsumer {
   async close(withinMs: number): Promise<boolean> {
     if (this.fillTimer) clearTimeout(this.fillTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.leaderPoll) clearInterval(this.leaderPoll);
     this.closed = true;
     this.admitWaiting();
+    this.progressMade();
+    if (!this.leading) return true;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
     const finished = this.flush().then(
@@ -216,6 +346,11 @@ export class IngestionConsumer {
 
   /** Takes the entries this process just logged, so their events are not read back from the log. */
   handOver(ids: readonly number[], entries: readonly CaptureLogEntry[]): void {
+    if (!this.leading) {
+      const events = entries.reduce((total, entry) => total + entry.eventCount, 0);
+      this.using.coordination.signal(CoordinationChannel.Captured, String(events));
+      return;
+    }
     for (const [index, id] of ids.entries()) {
       // While processing fails, what does not fit the backlog is read back from the log later:
       // memory stays bounded however long a store is away.
@@ -249,7 +384,7 @@ export class IngestionConsumer {
    * fails, captures do not wait for it: their events are durable in the log.
    */
   async admit(): Promise<void> {
-    if (this.unprocessed <= MAX_BACKLOG_EVENTS || this.consecutiveFailures > 0 || this.closed) return;
+    if (!this.leading || this.unprocessed <= MAX_BACKLOG_EVENTS || this.consecutiveFailures > 0 || this.closed) return;
     this.trigger();
     await new Promise<void>((resolve) => this.admissions.push(resolve));
   }
@@ -301,6 +436,7 @@ export class IngestionConsumer {
   }
 
   private async processLog(): Promise<void> {
+    this.othersLogged = 0;
     await this.using.relay.catchUp();
     // After a failure, every store still running fails too (see `store`): once they have, the
     // pass reads the log from its start, and a failure counted from here on is a new one.
@@ -328,6 +464,8 @@ export class IngestionConsumer {
         this.noteProgress();
       }
       for (;;) {
+        // Leadership lost: the process that took it reads the log from its start.
+        if (!this.leading) break;
         const entries = await this.using.log.read(BATCH_EVENTS, after, end, (id) => this.heldEvents(id));
         if (entries.length === 0) break;
         committed = true;
@@ -372,37 +510,35 @@ export class IngestionConsumer {
     failuresBefore: number,
     maxRowBytes = Number.POSITIVE_INFINITY,
   ): Promise<{ batch: IngestionBatch; through: number }> {
-    const { catalog, groupTypes, definitions, warnings, personWriteLock, relay } = this.using;
-    const batch = new IngestionBatch({
-      groups: this.groups,
-      outbox: this.outbox,
-      groupTypes,
-      persons: this.persons,
-      personCache: this.personCache,
-      slices: this.slices,
-      definitions,
-      warnings,
-    });
+    const { catalog, groupTypes, personWriteLock, relay } = this.using;
     let processed = entries.length;
-    await personWriteLock.run(async () => {
-      const turn = personWriteLock.turns;
-      if (turn !== this.lastPersonWriteTurn + 1) this.personCache.clear();
-      this.lastPersonWriteTurn = turn;
-      try {
-        processed = await batch.process(entries, maxRowBytes);
-        await this.storeBeforeLast.catch(() => undefined);
-        if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
-        // Durable before the entries are removed from the log (`store`), not on commit.
-        await catalog.deferredSyncTransaction(this.db, async (trx) => {
-          await batch.write(trx);
-          await relay.pruneApplied(trx);
-        });
-        batch.rememberCommitted();
-      } catch (error) {
-        // Whether the catalog holds the batch's changes is not known for every failure.
-        this.personCache.clear();
-        groupTypes.forgetAll();
-        throw error;
+    const batch = await personWriteLock.run(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const epoch = await this.personEpoch.current();
+        if (epoch !== this.knownPersonEpoch) this.personCache.clear();
+        this.knownPersonEpoch = epoch;
+        const batch = this.newBatch();
+        try {
+          processed = await batch.process(entries, maxRowBytes);
+          await this.storeBeforeLast.catch(() => undefined);
+          if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
+          // Durable before the entries are removed from the log (`store`), not on commit.
+          await catalog.deferredSyncTransaction(this.db, async (trx) => {
+            if ((await this.personEpoch.claim(trx)) !== epoch) throw new PersonsChanged();
+            await batch.write(trx);
+            await relay.pruneApplied(trx);
+          });
+          this.knownPersonEpoch = epoch + 1;
+          batch.rememberCommitted();
+          return batch;
+        } catch (error) {
+          // Whether the catalog holds the batch's changes is not known for every failure.
+          this.personCache.clear();
+          groupTypes.forgetAll();
+          // Another process wrote persons after this batch read them: it is processed again.
+          if (error instanceof PersonsChanged && attempt < MAX_PERSON_WRITE_RETRIES) continue;
+          throw error;
+        }
       }
     });
     const through = entries[processed - 1]!.id;
@@ -429,6 +565,7 @@ export class IngestionConsumer {
       .then(() => this.using.log.remove(throughId))
       .then(
         () => {
+          this.using.coordination.signal(CoordinationChannel.Processed, String(throughId));
           this.settleWriter(throughId);
           this.noteProgress();
         },
@@ -444,6 +581,20 @@ export class IngestionConsumer {
     // Awaited before the next commit and by every flush; until then a failure must not count as unhandled.
     done.catch(() => undefined);
     return done;
+  }
+
+  private newBatch(): IngestionBatch {
+    const { groupTypes, definitions, warnings } = this.using;
+    return new IngestionBatch({
+      groups: this.groups,
+      outbox: this.outbox,
+      groupTypes,
+      persons: this.persons,
+      personCache: this.personCache,
+      slices: this.slices,
+      definitions,
+      warnings,
+    });
   }
 
   /** The event writer takes one call at a time: callers run stores one after another. */
@@ -472,6 +623,7 @@ export class IngestionConsumer {
     await this.processApart(events);
     await this.using.catalog.syncCommits();
     await this.using.log.remove(entries[entries.length - 1]!.id);
+    this.using.coordination.signal(CoordinationChannel.Processed, String(entries[entries.length - 1]!.id));
     this.dropHandedOver(entries[entries.length - 1]!.id);
   }
 

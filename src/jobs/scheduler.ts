@@ -4,7 +4,8 @@ import { runQueuedJobs } from './jobs.js';
 
 /**
  * Runs the queued jobs on a cron schedule (UTC), the same code path as `tally jobs run`. A run
- * never overlaps the previous one; a failed run is logged and its tasks wait for the next.
+ * never overlaps the previous one, nor another process's on shared stores (every process has the
+ * schedule; the first to start a run does it); a failed run is logged and its tasks wait for the next.
  */
 export class JobScheduler {
   private readonly cron: Cron;
@@ -22,7 +23,9 @@ export class JobScheduler {
 
   private async runOnce(): Promise<void> {
     try {
-      for (const result of await runQueuedJobs(this.context)) {
+      const results = await runQueuedJobs(this.context);
+      if (results === null) this.context.logger.debug('scheduled jobs skipped: another Tally process is running them');
+      for (const result of results ?? []) {
         if (result.tasks > 0) this.context.logger.info(`${result.name}: ${result.tasks} tasks ran`);
       }
     } catch (error) {

@@ -11,6 +11,7 @@ import type { DeletionTaskRepository } from './deletion-task-repository.js';
 import type { PersonKey } from './person-id.js';
 import { distinctIdReplicaEntry, personReplicaEntry } from './person-replica.js';
 import type { PersonRepository } from './person-repository.js';
+import { PersonWriteEpoch } from './person-write-epoch.js';
 import { serializePerson, type ApiPerson } from './person-serializer.js';
 import { MAX_PERSON_PROPERTIES_LENGTH, personUuidFor, personUuidFromName, type PersonRecord } from './person.js';
 import type { SplitRequest } from './person-write-input.js';
@@ -28,10 +29,13 @@ interface LoadedPerson {
 /**
  * Person writes from the API: property changes, split and delete. PostHog routes property
  * writes through ingestion (a `$set` event) and answers before they apply; Tally writes the
- * catalog directly, under the same lock capture takes, so a write cannot interleave with an
- * event's person processing, and answers only once the warehouse replicas are in step.
+ * catalog directly, under the same lock capture takes in this process and the person write
+ * epoch's row lock across processes, so a write cannot interleave with an event's person
+ * processing, and answers only once the warehouse replicas are in step.
  */
 export class PersonWriteService {
+  private readonly epoch: PersonWriteEpoch;
+
   constructor(
     private readonly catalog: Catalog,
     private readonly persons: PersonRepository,
@@ -40,7 +44,9 @@ export class PersonWriteService {
     private readonly outbox: OutboxRepository,
     private readonly relay: OutboxRelay,
     private readonly personWriteLock: Mutex,
-  ) {}
+  ) {
+    this.epoch = new PersonWriteEpoch(catalog.db);
+  }
 
   /** Merges `set` into the properties: listed keys overwrite, others stay (PATCH and update_property). */
   setProperties(project: Project, key: PersonKey, set: Record<string, unknown>, actor: Actor): Promise<ApiPerson> {
@@ -133,6 +139,8 @@ export class PersonWriteService {
   private async write<T>(project: Project, key: PersonKey, change: (trx: CatalogTransaction, loaded: LoadedPerson) => Promise<T>): Promise<T> {
     const result = await this.personWriteLock.run(() =>
       this.catalog.db.transaction().execute(async (trx) => {
+        // First: the person is read once no other process's person write is under way.
+        await this.epoch.claim(trx);
         const persons = this.persons.withTransaction(trx);
         const person = await persons.findByKey(project.id, key);
         if (!person) throw new NotFound();

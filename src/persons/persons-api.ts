@@ -47,7 +47,7 @@ export function createPersonsApi(
   return {
     read,
     list: new PersonListService(catalog.db, persons, new PersonHydrator(persons), warehouse, materialized, resolvers.cohorts),
-    writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, new OutboxRepository(catalog.db), relay, personWriteLock),
+    writes: new PersonWriteService(catalog, persons, activityLog, deletionTasks, new OutboxRepository(catalog.db, catalog.dialect), relay, personWriteLock),
     activity: new PersonActivityService(activityLog, read),
     deletionStatus: new DeletionStatusService(deletionTasks),
     values: new PersonValuesService(warehouse),

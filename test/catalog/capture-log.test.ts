@@ -324,7 +324,7 @@ for (const location of LOCATIONS) {
       const place = await location.create();
       const catalog = await openCatalog(place.options);
       try {
-        await checkLogContract(new CatalogCaptureLog(catalog.db));
+        await checkLogContract(new CatalogCaptureLog(catalog.db, catalog.dialect));
       } finally {
         await catalog.close();
         await place.drop();
@@ -337,7 +337,7 @@ for (const location of LOCATIONS) {
       const directory = tempDataDir('tally-capture-files-');
       const files = await FileCaptureLog.open(directory);
       try {
-        const table = new CatalogCaptureLog(catalog.db);
+        const table = new CatalogCaptureLog(catalog.db, catalog.dialect);
         await table.append([logEntry(7, 1, [loggedEvent(UUIDS[0]!, 'a')]), logEntry(8, 2, [loggedEvent(UUIDS[1]!, 'b')])]);
         await moveCatalogLogEntries(catalog.db, files);
         await moveCatalogLogEntries(catalog.db, files);

@@ -306,7 +306,7 @@ async function appendToStoppedLog(server: TallyServer, entries: CaptureLogEntry[
   const config = loadConfig({ ...server.env, TALLY_DATA_DIR: server.dataDir });
   const catalog = await openCatalog(config);
   let log: CaptureLog;
-  if (catalog.dialect === 'postgres') log = new CatalogCaptureLog(catalog.db);
+  if (catalog.dialect === 'postgres') log = new CatalogCaptureLog(catalog.db, catalog.dialect);
   else log = await FileCaptureLog.open(path.join(server.dataDir, CAPTURE_LOG_DIR));
   try {
     await log.append(entries);

@@ -15,7 +15,7 @@ import { TimeSlices } from '../../src/util/yield.js';
 export function batchServices(catalog: Catalog, using: Partial<Pick<BatchServices, 'persons' | 'personCache'>> = {}): BatchServices {
   return {
     groups: new GroupRepository(catalog.db, catalog.dialect),
-    outbox: new OutboxRepository(catalog.db),
+    outbox: new OutboxRepository(catalog.db, catalog.dialect),
     groupTypes: new GroupTypeRegistry(),
     persons: using.persons ?? new PersonRepository(catalog.db),
     personCache: using.personCache ?? new PersonCache(),

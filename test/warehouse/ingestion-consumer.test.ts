@@ -1,3 +1,4 @@
+import { SoleProcess } from '../../src/storage/catalog/process-coordination.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
@@ -138,7 +139,7 @@ async function withStores<W extends Warehouse>(warehouseOf: (stored: ChdbWarehou
   const captureLog = await FileCaptureLog.open(`${directory}/capture-log`);
   try {
     await migrateWarehouse(warehouse);
-    const context = createContext(config, catalog, warehouse, captureLog);
+    const context = createContext(config, catalog, warehouse, captureLog, new SoleProcess());
     const { projectToken, projectId } = (await bootstrapIfEmpty(context))!;
     try {
       await work({ catalog, warehouse, captureLog, context, projectToken, projectId });

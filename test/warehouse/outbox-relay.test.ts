@@ -29,7 +29,7 @@ for (const backend of CATALOG_BACKENDS) {
       ({ catalog, dispose } = await backend.open());
       warehouse = new ChdbWarehouse(directory);
       await migrateWarehouse(warehouse);
-      outbox = new OutboxRepository(catalog.db);
+      outbox = new OutboxRepository(catalog.db, catalog.dialect);
       relay = new OutboxRelay(outbox, warehouse, () => catalog.syncCommits());
     });
     after(async () => {

@@ -180,6 +180,10 @@ export class FileCaptureLog implements CaptureLog {
     return this.head < this.entries.length ? this.entries[this.entries.length - 1]!.id : this.removedThrough;
   }
 
+  async oldestId(): Promise<number> {
+    return this.head < this.entries.length ? this.entries[this.head]!.id : 0;
+  }
+
   async read(
     events: number,
     after: number,

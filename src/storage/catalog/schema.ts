@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Catalog tables as Kysely sees them. Timestamps are ISO-8601 UTC text and JSON values are
@@ -329,6 +329,12 @@ export interface AnnotationTable {
   updated_at: string;
 }
 
+/** The count of person-writing transactions (one row, id 1); see migration 014. */
+export interface PersonWriteEpochTable {
+  id: number;
+  epoch: ColumnType<number | string, number, number>;
+}
+
 export interface CatalogSchema {
   organizations: OrganizationTable;
   users: UserTable;
@@ -356,4 +362,5 @@ export interface CatalogSchema {
   dashboard_texts: DashboardTextTable;
   dashboard_tiles: DashboardTileTable;
   annotations: AnnotationTable;
+  person_write_epoch: PersonWriteEpochTable;
 }

@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely';
+import { AppendOrderedTable, holdAppendOrder } from '../catalog/append-order.js';
 import type { CatalogDb, CatalogTransaction } from '../catalog/catalog.js';
+import type { CatalogDialect } from '../catalog/dialect.js';
 import type { WarehouseOutboxTable } from '../catalog/schema.js';
 import { chunks } from '../../util/chunks.js';
 import { packOutboxEntries, type OutboxEntry } from './outbox.js';
@@ -9,14 +11,20 @@ const ROWS_PER_INSERT = 20;
 
 /** The catalog's `warehouse_outbox`: replica writes queued by the transactions that make them, oldest first. */
 export class OutboxRepository {
-  constructor(private readonly db: CatalogDb) {}
+  constructor(
+    private readonly db: CatalogDb,
+    private readonly dialect: CatalogDialect,
+  ) {}
 
   withTransaction(trx: CatalogTransaction): OutboxRepository {
-    return new OutboxRepository(trx);
+    return new OutboxRepository(trx, this.dialect);
   }
 
   /** Queues replica writes, in order; written in the change's own transaction (see `withTransaction`). */
   async append(entries: readonly OutboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // The relay reads the outbox by id: rows must become visible in id order.
+    await holdAppendOrder(this.db, this.dialect, AppendOrderedTable.WarehouseOutbox);
     for (const rows of chunks(packOutboxEntries(entries), ROWS_PER_INSERT)) {
       await this.db
         .insertInto('warehouse_outbox')

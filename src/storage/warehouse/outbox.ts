@@ -128,10 +128,15 @@ export class OutboxRelay {
   /** `flushes` when the last drain to find the outbox empty began; -1 before the first drain. */
   private drainedFlushes = -1;
 
+  /**
+   * `shared`: other processes write the outbox too, so a read cannot know from this process's
+   * flushes alone whether rows wait; it drains every time.
+   */
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly warehouse: Warehouse,
     private readonly syncCommits: () => Promise<void>,
+    private readonly shared = false,
   ) {
     this.runner = new CoalescingRunner(() => this.drain());
   }
@@ -143,13 +148,14 @@ export class OutboxRelay {
   }
 
   /**
-   * What a read waits for: every row writers have committed, applied. Only this process's
-   * writers append rows, each calling `flush()` after its commit, so while no flush came since
-   * a drain began and found the outbox empty, there is nothing to read (and no catalog query to
-   * make); the first call drains whatever a crash left.
+   * What a read waits for: every row writers have committed, applied. When only this process's
+   * writers append rows, each calling `flush()` after its commit, while no flush came since a
+   * drain began and found the outbox empty, there is nothing to read (and no catalog query to
+   * make); the first call drains whatever a crash left. Rows applied by several processes'
+   * relays are applied twice at worst, under the same versions.
    */
   catchUp(): Promise<void> {
-    return this.flushes === this.drainedFlushes ? Promise.resolve() : this.runner.run();
+    return !this.shared && this.flushes === this.drainedFlushes ? Promise.resolve() : this.runner.run();
   }
 
   /** Deletes the rows already applied: in the caller's transaction when given one. */

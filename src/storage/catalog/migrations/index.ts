@@ -13,6 +13,7 @@ import { ingestionFailuresMigration } from './010-ingestion-failures.js';
 import { savedInsightsMigration } from './011-saved-insights.js';
 import { accountsPlatformMigration } from './012-accounts-platform.js';
 import { propertyDefinitionFlagsMigration } from './013-property-definition-flags.js';
+import { personWriteEpochMigration } from './014-person-write-epoch.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -33,6 +34,7 @@ const migrations: Record<string, CatalogMigration> = {
   '011-saved-insights': savedInsightsMigration,
   '012-accounts-platform': accountsPlatformMigration,
   '013-property-definition-flags': propertyDefinitionFlagsMigration,
+  '014-person-write-epoch': personWriteEpochMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
