@@ -79,6 +79,9 @@ export class SoleProcess implements ProcessCoordination {
   async close(): Promise<void> {}
 }
 
+/** The coordination session's application name in PostgreSQL, followed by the process id. */
+export const COORDINATION_APPLICATION = 'tally coordination, pid ';
+
 /** How often a process that does not lead a kind of work tries to take it: the failover time. */
 const CAMPAIGN_INTERVAL_MS = 1000;
 
@@ -211,7 +214,8 @@ export class PostgresCoordination implements ProcessCoordination {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    // Named after the process, so an operator sees in pg_stat_activity (and pg_locks) which one leads what.
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: `${COORDINATION_APPLICATION}${process.pid}` });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
