@@ -1,4 +1,3 @@
-import { SoleProcess } from '../../src/storage/catalog/process-coordination.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
@@ -8,6 +7,8 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
 import { openCatalog, type Catalog } from '../../src/storage/catalog/catalog.js';
+import { SoleProcess } from '../../src/storage/catalog/process-coordination.js';
+import { PersonRepository } from '../../src/persons/person-repository.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { RowBinaryWriter, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
@@ -561,3 +562,27 @@ test('closing does not wait on an insert that never ends: it gives up after its 
       assert.equal((await captureLog.read(100, 0, Number.MAX_SAFE_INTEGER, () => held)).length, 1);
     },
   ));
+
+test("a person write by another process reaches the consumer's cached persons: the next event's $set keeps it", () =>
+  withStores(
+    (stored) => stored,
+    async ({ catalog, warehouse, captureLog, context, projectToken, projectId }) => {
+      const event = (uuid: string, set: Record<string, unknown>) => ({ event: 'seen', distinct_id: 'shared-1', uuid, properties: { $set: set } });
+      await context.capture.capture(request(projectToken, [event('0190a3f2-0000-7000-8000-000000000001', { plan: 'free' })]));
+      await context.ingestion.flush();
+      // Another process on the same stores: its own services, and its own lock, which the
+      // consumer's does not see.
+      const other = createContext(context.config, catalog, warehouse, captureLog, new SoleProcess());
+      const project = (await context.projectRepository.findById(projectId))!;
+      const person = (await new PersonRepository(catalog.db).findByDistinctIds(projectId, ['shared-1'])).get('shared-1')!;
+      await other.persons.writes.setProperties(project, { kind: 'id', id: person.id }, { tier: 'gold' }, { userId: 1 });
+      await context.capture.capture(request(projectToken, [event('0190a3f2-0000-7000-8000-000000000002', { plan: 'pro' })]));
+      await context.ingestion.flush();
+      const stored = (await new PersonRepository(catalog.db).findByDistinctIds(projectId, ['shared-1'])).get('shared-1')!;
+      assert.deepEqual(pickKeys(stored.properties, ['plan', 'tier']), { plan: 'pro', tier: 'gold' });
+    },
+  ));
+
+function pickKeys(properties: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((key) => [key, properties[key]]));
+}
