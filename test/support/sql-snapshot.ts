@@ -10,9 +10,9 @@ import type { QueryParams, TypedRows, Warehouse } from '../../src/storage/wareho
  * snapshot assertion; this is a small one for SQL text.
  */
 
-/** One read the warehouse was asked for. */
+/** One statement the warehouse was asked to run: a read, or (for DDL snapshots) a command or insert. */
 export interface RecordedQuery {
-  method: 'query' | 'queryColumns';
+  method: 'query' | 'queryColumns' | 'command' | 'insert';
   sql: string;
   params: QueryParams;
 }
