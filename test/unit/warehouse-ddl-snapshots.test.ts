@@ -6,15 +6,17 @@ import { EVENT_PROPERTY_COLUMNS, MaterializedProperties, PERSON_PROPERTY_COLUMNS
 import { openCatalog, type Catalog } from '../../src/storage/catalog/catalog.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import type { QueryParams, TypedRows, Warehouse } from '../../src/storage/warehouse/warehouse.js';
+import { WarehouseLayout } from '../../src/storage/warehouse/warehouse-layout.js';
 import { formatQueries, type RecordedQuery, SqlSnapshots } from '../support/sql-snapshot.js';
 import { tempDataDir } from '../support/tally.js';
 
 /**
  * Snapshots of the warehouse DDL Tally runs, in test/snapshots/warehouse-ddl/<layout>-<case>.sql:
  * every statement of a fresh migration and of an upgrade over older tables, and the statements
- * run while serving (an event property column, a person property column, an event deletion).
- * Nothing runs them: a recording warehouse answers the migrations' reads from what the case says
- * the warehouse holds. After changing DDL on purpose, rewrite the files:
+ * run while serving (an event property column, a person property column, an event deletion), for
+ * one node and for a cluster. Nothing runs them (CI has no cluster): a recording warehouse
+ * answers the reads from what the case says the warehouse holds. The single-node files are the
+ * statements Tally ran before it knew clusters. After changing DDL on purpose, rewrite the files:
  *   npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/warehouse-ddl-snapshots.test.js
  */
 
@@ -42,7 +44,10 @@ class DdlRecordingWarehouse implements Warehouse {
   readonly kind = 'clickhouse' as const;
   readonly calls: RecordedQuery[] = [];
 
-  constructor(private readonly state: WarehouseState) {}
+  constructor(
+    readonly layout: WarehouseLayout,
+    private readonly state: WarehouseState,
+  ) {}
 
   private answer(sql: string): object[] {
     if (/FROM tally_migrations/.test(sql)) return (this.state.applied ?? []).map((version) => ({ version }));
@@ -148,7 +153,10 @@ const CASES: DdlCase[] = [
   },
 ];
 
-const LAYOUTS = ['single-node'];
+const LAYOUTS: Record<string, WarehouseLayout> = {
+  'single-node': WarehouseLayout.SINGLE_NODE,
+  cluster: WarehouseLayout.cluster('tally_cluster', 'analytics'),
+};
 
 describe('warehouse DDL snapshots (test/snapshots/warehouse-ddl)', () => {
   before(async () => {
@@ -160,12 +168,12 @@ describe('warehouse DDL snapshots (test/snapshots/warehouse-ddl)', () => {
     fs.rmSync(catalogDir, { recursive: true, force: true });
   });
 
-  for (const layout of LAYOUTS) {
+  for (const [layoutName, layout] of Object.entries(LAYOUTS)) {
     for (const ddlCase of CASES) {
-      const name = `${layout}-${ddlCase.name}`;
+      const name = `${layoutName}-${ddlCase.name}`;
       test(name, async (t) => {
         t.mock.timers.enable({ apis: ['Date'], now: NOW });
-        const warehouse = new DdlRecordingWarehouse(ddlCase.state ?? {});
+        const warehouse = new DdlRecordingWarehouse(layout, ddlCase.state ?? {});
         await ddlCase.run(warehouse);
         const header = [`${name}: ${ddlCase.description}`, `Rewrite: ${UPDATE_COMMAND}`];
         SNAPSHOTS.check(name, formatQueries(header.join('\n'), warehouse.calls));
@@ -174,6 +182,6 @@ describe('warehouse DDL snapshots (test/snapshots/warehouse-ddl)', () => {
   }
 
   test('every snapshot file belongs to a case', () => {
-    SNAPSHOTS.checkNoneObsolete(LAYOUTS.flatMap((layout) => CASES.map((ddlCase) => `${layout}-${ddlCase.name}`)));
+    SNAPSHOTS.checkNoneObsolete(Object.keys(LAYOUTS).flatMap((layoutName) => CASES.map((ddlCase) => `${layoutName}-${ddlCase.name}`)));
   });
 });
