@@ -28,6 +28,8 @@ export class ClickhouseWarehouse implements Warehouse {
         async_insert: 1,
         wait_for_async_insert: 1,
         ...WAREHOUSE_INSERT_SETTINGS,
+        // Sent with every request, so the INSERT … SELECT commands get them too.
+        ...this.layout.insertSettings,
       },
     });
   }

@@ -58,6 +58,16 @@ export class WarehouseLayout {
   }
 
   /**
+   * Settings of every insert, INSERT … SELECT included. A Distributed table otherwise answers an
+   * insert once it has queued the rows on the node that received them, before any shard stores
+   * them; in the foreground, the insert (an async insert's flush too, which the client waits
+   * for) returns once every shard has written its rows.
+   */
+  get insertSettings(): Readonly<Record<string, string>> {
+    return this.cluster === null ? {} : { distributed_foreground_insert: '1' };
+  }
+
+  /**
    * The table that stores `table`'s rows on a node: `<table>_local` for a sharded table on a
    * cluster, else `table` itself. Statements on stored data (MATERIALIZE COLUMN, a lightweight
    * DELETE) name it: a Distributed table takes neither.
