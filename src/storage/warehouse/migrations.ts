@@ -53,8 +53,9 @@ const MIGRATIONS: WarehouseMigration[] = [
     version: 2,
     name: 'replicas',
     // Replicas of catalog rows, written through the outbox. `version` is the outbox id, so the
-    // latest write wins under ReplacingMergeTree; deletes are rows with is_deleted = 1. On a
-    // cluster, persons is created with the key migration 5 moves a single node's table to.
+    // latest write wins under ReplacingMergeTree; deletes are rows with is_deleted = 1. A
+    // cluster's persons table starts with the key migration 5 moves a single node's to; one node
+    // keeps the DDL it has always run.
     statements: (layout) => [
       `CREATE TABLE IF NOT EXISTS persons${layout.onCluster} (
         id UUID,

@@ -7,14 +7,14 @@ export type MergeTreeEngine = 'MergeTree' | 'ReplacingMergeTree';
  * The tables spread over a cluster's shards, each with the expression that picks a row's shard.
  * Every other table has a full copy on every node.
  */
-const SHARDING_KEYS: Readonly<Record<string, string>> = {
+const SHARDING_KEYS: ReadonlyMap<string, string> = new Map([
   // Events spread evenly over the shards, and each distinct id's events stay on one of them.
-  events: 'cityHash64(distinct_id)',
+  ['events', 'cityHash64(distinct_id)'],
   // Each shard's view fills its own part from the events it stores. Rows inserted through the
   // Distributed table (the event writer's repair after a failed insert) carry no distinct id and
   // go by uuid, the same shard for the same uuid each time; a lookup asks every shard either way.
-  event_uuids: 'cityHash64(uuid)',
-};
+  ['event_uuids', 'cityHash64(uuid)'],
+]);
 
 /** Where a cluster's tables keep their replication state in Keeper. */
 const KEEPER_ROOT = '/clickhouse/tables';
@@ -73,7 +73,7 @@ export class WarehouseLayout {
    * DELETE) name it: a Distributed table takes neither.
    */
   storedTable(table: string): string {
-    return this.cluster !== null && table in SHARDING_KEYS ? `${table}_local` : table;
+    return this.cluster !== null && SHARDING_KEYS.has(table) ? `${table}_local` : table;
   }
 
   /**
@@ -100,7 +100,7 @@ export class WarehouseLayout {
 
   /** On a cluster, the CREATE of the Distributed `table` over the shards' stored tables; nothing on one node. */
   distributedTable(table: string): string[] {
-    const shardingKey = SHARDING_KEYS[table];
+    const shardingKey = SHARDING_KEYS.get(table);
     if (this.cluster === null || shardingKey === undefined) return [];
     const { name, database } = this.cluster;
     const stored = this.storedTable(table);
