@@ -9,6 +9,8 @@ export interface Config {
   databaseUrl: string | null;
   clickhouseUrl: string | null;
   clickhouseDatabase: string;
+  /** The ClickHouse cluster the warehouse tables are created on (TALLY_CLICKHOUSE_CLUSTER), or null for one server. */
+  clickhouseCluster: string | null;
   projectToken: string | null;
   personalApiKey: string | null;
   deletionSchedule: string;
@@ -20,6 +22,9 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const DEFAULT_DELETION_SCHEDULE = '0 5 * * 0';
+
+/** A name that DDL may hold as it is: the cluster's, and the database's in the cluster's table definitions. */
+const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | null {
   const value = env[name]?.trim();
@@ -39,6 +44,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const clickhouseUrl = optional(env, 'CLICKHOUSE_URL');
   if (clickhouseUrl && !/^https?:\/\//.test(clickhouseUrl)) {
     throw new ConfigError('CLICKHOUSE_URL must be an http:// or https:// URL');
+  }
+  const clickhouseDatabase = optional(env, 'CLICKHOUSE_DATABASE') ?? 'default';
+  const clickhouseCluster = optional(env, 'TALLY_CLICKHOUSE_CLUSTER');
+  if (clickhouseCluster !== null) {
+    if (clickhouseUrl === null) {
+      throw new ConfigError('TALLY_CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded warehouse (chDB) is a single node, not a cluster');
+    }
+    if (!PLAIN_IDENTIFIER.test(clickhouseCluster)) {
+      throw new ConfigError(
+        `TALLY_CLICKHOUSE_CLUSTER must be a cluster name of letters, digits and underscores, not starting with a digit, got "${clickhouseCluster}"`,
+      );
+    }
+    if (!PLAIN_IDENTIFIER.test(clickhouseDatabase)) {
+      throw new ConfigError(
+        `CLICKHOUSE_DATABASE must be a name of letters, digits and underscores, not starting with a digit, with TALLY_CLICKHOUSE_CLUSTER (the cluster's table definitions name it), got "${clickhouseDatabase}"`,
+      );
+    }
   }
   const deletionSchedule = optional(env, 'TALLY_DELETION_SCHEDULE') ?? DEFAULT_DELETION_SCHEDULE;
   try {
@@ -61,7 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(optional(env, 'TALLY_DATA_DIR') ?? './data'),
     databaseUrl,
     clickhouseUrl,
-    clickhouseDatabase: optional(env, 'CLICKHOUSE_DATABASE') ?? 'default',
+    clickhouseDatabase,
+    clickhouseCluster,
     projectToken,
     personalApiKey: optional(env, 'TALLY_PERSONAL_API_KEY'),
     deletionSchedule,

@@ -71,8 +71,13 @@ export class EventDeletionRunner {
 
   private async deleteEvents(batch: DeletionTask[]): Promise<void> {
     const { conditions, params } = taskConditions(batch);
-    // lightweight_deletes_sync = 2 waits until every replica applied the delete.
-    await this.warehouse.command(`DELETE FROM events WHERE ${conditions.join(' OR ')} SETTINGS lightweight_deletes_sync = 2`, params);
+    const { layout } = this.warehouse;
+    // lightweight_deletes_sync = 2 waits until every replica applied the delete. On a cluster
+    // each shard deletes from the events it stores: a Distributed table takes no DELETE.
+    await this.warehouse.command(
+      `DELETE FROM ${layout.storedTable('events')}${layout.onCluster} WHERE ${conditions.join(' OR ')} SETTINGS lightweight_deletes_sync = 2`,
+      params,
+    );
   }
 
   private async remainingEvents(batch: DeletionTask[]): Promise<number[]> {

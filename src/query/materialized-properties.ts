@@ -132,14 +132,20 @@ export class MaterializedProperties implements EventPropertyColumnResolver {
     return adding;
   }
 
+  /**
+   * Adds the column to each table that carries it: on a cluster, the shards' tables before the
+   * Distributed table, whose columns are the ones listed as existing, so a listed column exists
+   * on the shards too.
+   */
   private async addColumn(key: string, column: string): Promise<void> {
+    const { layout } = this.warehouse;
     const params = new SqlParams();
     // The key is a bound parameter; ClickHouse stores it in the column's definition as a literal.
-    await this.warehouse.command(
-      `ALTER TABLE ${this.spec.table} ADD COLUMN IF NOT EXISTS ${column} String MATERIALIZED ${rawPropertyValue('properties', key, params)}`,
-      params.all,
-    );
+    const definition = `${column} String MATERIALIZED ${rawPropertyValue('properties', key, params)}`;
+    for (const table of layout.columnTables(this.spec.table)) {
+      await this.warehouse.command(`ALTER TABLE ${table}${layout.onCluster} ADD COLUMN IF NOT EXISTS ${definition}`, params.all);
+    }
     // Stores the column in the parts written before it existed; until then reads compute it.
-    void this.warehouse.command(`ALTER TABLE ${this.spec.table} MATERIALIZE COLUMN ${column}`).catch(this.onError);
+    void this.warehouse.command(`ALTER TABLE ${layout.storedTable(this.spec.table)}${layout.onCluster} MATERIALIZE COLUMN ${column}`).catch(this.onError);
   }
 }

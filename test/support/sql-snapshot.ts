@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { QueryParams, TypedRows, Warehouse } from '../../src/storage/warehouse/warehouse.js';
+import { WarehouseLayout } from '../../src/storage/warehouse/warehouse-layout.js';
 
 /**
  * SQL snapshots: the SQL and bound parameters a piece of code sends to the warehouse, kept in
@@ -10,9 +11,9 @@ import type { QueryParams, TypedRows, Warehouse } from '../../src/storage/wareho
  * snapshot assertion; this is a small one for SQL text.
  */
 
-/** One read the warehouse was asked for. */
+/** One statement the warehouse was asked to run: a read, or (for DDL snapshots) a command or insert. */
 export interface RecordedQuery {
-  method: 'query' | 'queryColumns';
+  method: 'query' | 'queryColumns' | 'command' | 'insert';
   sql: string;
   params: QueryParams;
 }
@@ -25,6 +26,7 @@ export interface RecordedQuery {
  */
 export class RecordingWarehouse implements Warehouse {
   readonly kind = 'clickhouse' as const;
+  readonly layout = WarehouseLayout.SINGLE_NODE;
   readonly calls: RecordedQuery[] = [];
 
   constructor(private readonly answers: readonly (readonly object[])[] = []) {}

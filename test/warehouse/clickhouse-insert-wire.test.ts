@@ -113,3 +113,40 @@ test('a ClickHouse server is asked for stored keys with each column’s values a
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test('a node of a cluster sends every insert in the foreground, so the shards hold the rows when it returns; one server does not', async () => {
+  const received: URLSearchParams[] = [];
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      received.push(new URL(request.url ?? '/', 'http://localhost').searchParams);
+      response.writeHead(200, { 'Content-Type': 'text/plain' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const inserts = async (warehouse: ClickhouseWarehouse) => {
+    await warehouse.insertJsonEachRow('events', '{"uuid":"0190a3f2-0000-7000-8000-000000000001"}');
+    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], Buffer.alloc(16));
+    await warehouse.insert('tally_migrations', [{ version: 1 }]);
+    await warehouse.command('INSERT INTO event_uuids SELECT team_id, uuid FROM events');
+  };
+  const cluster = new ClickhouseWarehouse(url, 'analytics', 'tally_cluster');
+  const single = new ClickhouseWarehouse(url, 'analytics');
+  try {
+    await inserts(cluster);
+    assert.equal(received.length, 4);
+    for (const params of received.splice(0)) {
+      assert.equal(params.get('distributed_foreground_insert'), '1', params.get('query') ?? 'insert');
+      assert.equal(params.get('wait_for_async_insert'), '1');
+    }
+    await inserts(single);
+    assert.equal(received.length, 4);
+    assert.ok(received.every((params) => !params.has('distributed_foreground_insert')));
+  } finally {
+    await cluster.close();
+    await single.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

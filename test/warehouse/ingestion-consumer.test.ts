@@ -13,6 +13,7 @@ import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
 import { RowBinaryWriter, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
 import type { QueryParams, TypedRows, Warehouse } from '../../src/storage/warehouse/warehouse.js';
+import { WarehouseLayout } from '../../src/storage/warehouse/warehouse-layout.js';
 import { tempDataDir } from '../support/tally.js';
 
 /**
@@ -22,6 +23,7 @@ import { tempDataDir } from '../support/tally.js';
  */
 class FaultyWarehouse implements Warehouse {
   readonly kind = 'chdb' as const;
+  readonly layout = WarehouseLayout.SINGLE_NODE;
   failNext = 0;
   failAfterMs = 0;
   failures = 0;

@@ -106,6 +106,7 @@ test('a warehouse that refuses the column leaves the filter on the JSON, and is 
     const commands: string[] = [];
     const refusing: Warehouse = {
       kind: warehouse.kind,
+      layout: warehouse.layout,
       query: (sql, params) => warehouse.query(sql, params),
       queryColumns: (sql, params) => warehouse.queryColumns(sql, params),
       command: async (sql) => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Session } from 'chdb';
 import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import { RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
+import { WarehouseLayout } from './warehouse-layout.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import { typedRows, type JsonCompactAnswer, type QueryParams, type TypedRows, type Warehouse } from './warehouse.js';
 
@@ -12,6 +13,7 @@ const STAGING_DIRECTORY = 'tally-inserts';
 /** ClickHouse in-process through chDB, persisted under the data directory. */
 export class ChdbWarehouse implements Warehouse {
   readonly kind = 'chdb' as const;
+  readonly layout = WarehouseLayout.SINGLE_NODE;
   private readonly session: Session;
   private readonly staging: string;
   private staged = 0;

@@ -3,20 +3,23 @@ import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import type { WarehouseColumn } from './row-binary.js';
+import { WarehouseLayout } from './warehouse-layout.js';
 import { columnList, keysOfRows, quotedIdentifier, storedKeysSelect } from './warehouse-sql.js';
 import { typedRows, type QueryParams, type TypedRows, type Warehouse } from './warehouse.js';
 
 /** Keys per stored-key request: about 225 KB of URL for UUID keys. */
 export const STORED_KEYS_PER_REQUEST = 5000;
 
-/** A ClickHouse server over HTTP (CLICKHOUSE_URL). */
+/** A ClickHouse server over HTTP (CLICKHOUSE_URL), alone or a node of `cluster` (TALLY_CLICKHOUSE_CLUSTER). */
 export class ClickhouseWarehouse implements Warehouse {
   readonly kind = 'clickhouse' as const;
+  readonly layout: WarehouseLayout;
   private readonly client: ClickHouseClient;
   /** The query settings this server knows (older servers have no join reordering to turn off). */
   private querySettings: Promise<ClickHouseSettings> | null = null;
 
-  constructor(url: string, database: string) {
+  constructor(url: string, database: string, cluster: string | null = null) {
+    this.layout = cluster === null ? WarehouseLayout.SINGLE_NODE : WarehouseLayout.cluster(cluster, database);
     this.client = createClient({
       url,
       database,
@@ -25,6 +28,8 @@ export class ClickhouseWarehouse implements Warehouse {
         async_insert: 1,
         wait_for_async_insert: 1,
         ...WAREHOUSE_INSERT_SETTINGS,
+        // Sent with every request, so the INSERT … SELECT commands get them too.
+        ...this.layout.insertSettings,
       },
     });
   }

@@ -20,6 +20,10 @@ export class ConsistentWarehouse implements Warehouse {
     return this.stored.kind;
   }
 
+  get layout() {
+    return this.stored.layout;
+  }
+
   async query<T>(sql: string, params?: QueryParams): Promise<T[]> {
     await this.pending.flush();
     return this.stored.query<T>(sql, params);

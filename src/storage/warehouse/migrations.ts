@@ -1,16 +1,18 @@
 import { toClickhouseDateTime } from './datetime.js';
+import type { WarehouseLayout } from './warehouse-layout.js';
 import { quotedIdentifier } from './warehouse-sql.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
  * Versioned warehouse DDL, applied in order at start-up. Each step is idempotent
- * (IF NOT EXISTS) so a crash between a step and its bookkeeping row is harmless.
+ * (IF NOT EXISTS) so a crash between a step and its bookkeeping row is harmless. The DDL is
+ * generated for the warehouse's layout (one node or a cluster, see WarehouseLayout).
  */
 interface WarehouseMigration {
   version: number;
   name: string;
-  /** Fixed DDL, run in order. */
-  statements?: string[];
+  /** Fixed DDL for the layout, run in order. */
+  statements?: (layout: WarehouseLayout) => string[];
   /** A step that must look at the warehouse first; it must be safe to run again after a crash. */
   run?: (warehouse: Warehouse) => Promise<void>;
 }
@@ -19,8 +21,8 @@ const MIGRATIONS: WarehouseMigration[] = [
   {
     version: 1,
     name: 'events',
-    statements: [
-      `CREATE TABLE IF NOT EXISTS events (
+    statements: (layout) => [
+      `CREATE TABLE IF NOT EXISTS ${layout.storedTable('events')}${layout.onCluster} (
         uuid UUID,
         team_id Int64,
         event String,
@@ -40,19 +42,22 @@ const MIGRATIONS: WarehouseMigration[] = [
         \`$group_4\` String,
         \`$session_id\` String,
         INDEX uuid_bloom uuid TYPE bloom_filter GRANULARITY 1
-      ) ENGINE = MergeTree
+      ) ENGINE = ${layout.engine('events', 'MergeTree')}
       PARTITION BY toYYYYMM(timestamp)
       ORDER BY (team_id, toDate(timestamp), event, cityHash64(distinct_id), cityHash64(uuid))
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
+      ...layout.distributedTable('events'),
     ],
   },
   {
     version: 2,
     name: 'replicas',
     // Replicas of catalog rows, written through the outbox. `version` is the outbox id, so the
-    // latest write wins under ReplacingMergeTree; deletes are rows with is_deleted = 1.
-    statements: [
-      `CREATE TABLE IF NOT EXISTS persons (
+    // latest write wins under ReplacingMergeTree; deletes are rows with is_deleted = 1. A
+    // cluster's persons table starts with the key migration 5 moves a single node's to; one node
+    // keeps the DDL it has always run.
+    statements: (layout) => [
+      `CREATE TABLE IF NOT EXISTS persons${layout.onCluster} (
         id UUID,
         team_id Int64,
         person_id Int64,
@@ -61,26 +66,26 @@ const MIGRATIONS: WarehouseMigration[] = [
         created_at DateTime64(6, 'UTC'),
         version UInt64,
         is_deleted UInt8
-      ) ENGINE = ReplacingMergeTree(version)
-      ORDER BY (team_id, id)
+      ) ENGINE = ${layout.engine('persons', 'ReplacingMergeTree', 'version')}
+      ORDER BY ${layout.isCluster ? '(team_id, person_id)' : '(team_id, id)'}
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
-      `CREATE TABLE IF NOT EXISTS person_distinct_ids (
+      `CREATE TABLE IF NOT EXISTS person_distinct_ids${layout.onCluster} (
         team_id Int64,
         distinct_id String,
         person_id UUID,
         version UInt64,
         is_deleted UInt8
-      ) ENGINE = ReplacingMergeTree(version)
+      ) ENGINE = ${layout.engine('person_distinct_ids', 'ReplacingMergeTree', 'version')}
       ORDER BY (team_id, distinct_id)
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
-      `CREATE TABLE IF NOT EXISTS groups (
+      `CREATE TABLE IF NOT EXISTS groups${layout.onCluster} (
         team_id Int64,
         group_type_index UInt8,
         group_key String,
         group_properties String,
         created_at DateTime64(6, 'UTC'),
         version UInt64
-      ) ENGINE = ReplacingMergeTree(version)
+      ) ENGINE = ${layout.engine('groups', 'ReplacingMergeTree', 'version')}
       ORDER BY (team_id, group_type_index, group_key)
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
     ],
@@ -89,14 +94,14 @@ const MIGRATIONS: WarehouseMigration[] = [
     version: 3,
     name: 'static_cohort_members',
     // Replica of the catalog's static cohort members, for membership joins; removals are is_deleted rows.
-    statements: [
-      `CREATE TABLE IF NOT EXISTS static_cohort_members (
+    statements: (layout) => [
+      `CREATE TABLE IF NOT EXISTS static_cohort_members${layout.onCluster} (
         team_id Int64,
         cohort_id Int64,
         person_id UUID,
         version UInt64,
         is_deleted UInt8
-      ) ENGINE = ReplacingMergeTree(version)
+      ) ENGINE = ${layout.engine('static_cohort_members', 'ReplacingMergeTree', 'version')}
       ORDER BY (team_id, cohort_id, person_id)
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
     ],
@@ -106,13 +111,15 @@ const MIGRATIONS: WarehouseMigration[] = [
     name: 'event_uuids',
     // The stored (project, uuid) pairs, ordered for lookup: the events table is ordered by day and
     // name, so finding uuids there reads its whole uuid column, which grows with every event. The
-    // view fills this table within the same insert as the events themselves.
-    statements: [
-      `CREATE TABLE IF NOT EXISTS event_uuids (team_id Int64, uuid UUID)
-      ENGINE = ReplacingMergeTree
+    // view fills this table within the same insert as the events themselves; on a cluster, each
+    // shard's view fills the shard's part of it.
+    statements: (layout) => [
+      `CREATE TABLE IF NOT EXISTS ${layout.storedTable('event_uuids')}${layout.onCluster} (team_id Int64, uuid UUID)
+      ENGINE = ${layout.engine('event_uuids', 'ReplacingMergeTree')}
       ORDER BY (team_id, uuid)
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS event_uuids_from_events TO event_uuids AS SELECT team_id, uuid FROM events`,
+      ...layout.distributedTable('event_uuids'),
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS event_uuids_from_events${layout.onCluster} TO ${layout.storedTable('event_uuids')} AS SELECT team_id, uuid FROM ${layout.storedTable('events')}`,
       `INSERT INTO event_uuids SELECT team_id, uuid FROM events`,
     ],
   },
@@ -134,22 +141,24 @@ const MIGRATIONS: WarehouseMigration[] = [
  * key, and FINAL reads them without merging; under random UUIDs every part overlapped every other
  * and FINAL merged all of them (60 ms of a 100 ms filtered list with 1M persons). The data moves
  * to a new table swapped in atomically; a crash at any point leaves one of the two layouts with
- * all rows, and running the step again finishes the job.
+ * all rows, and running the step again finishes the job. A cluster's persons table is created
+ * with this key (migration 2), so there the step only drops a leftover table.
  */
 async function orderPersonsByNumber(warehouse: Warehouse): Promise<void> {
+  const { layout } = warehouse;
   const [current] = await warehouse.query<{ sorting_key: string }>(
     `SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = 'persons'`,
   );
   if (current?.sorting_key !== 'team_id, person_id') {
-    await warehouse.command('DROP TABLE IF EXISTS persons_reordering');
-    await warehouse.command(`CREATE TABLE persons_reordering AS persons
-      ENGINE = ReplacingMergeTree(version)
+    await warehouse.command(layout.dropTable('persons_reordering'));
+    await warehouse.command(`CREATE TABLE persons_reordering${layout.onCluster} AS persons
+      ENGINE = ${layout.engine('persons_reordering', 'ReplacingMergeTree', 'version')}
       ORDER BY (team_id, person_id)
       SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`);
     await warehouse.command('INSERT INTO persons_reordering SELECT * FROM persons');
-    await warehouse.command('EXCHANGE TABLES persons AND persons_reordering');
+    await warehouse.command(`EXCHANGE TABLES persons AND persons_reordering${layout.onCluster}`);
   }
-  await warehouse.command('DROP TABLE IF EXISTS persons_reordering');
+  await warehouse.command(layout.dropTable('persons_reordering'));
 }
 
 /**
@@ -164,20 +173,23 @@ async function dropPersonPropertyColumns(warehouse: Warehouse): Promise<void> {
   const columns = await warehouse.query<{ name: string }>(
     `SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, 'pmat_')`,
   );
-  for (const { name } of columns) await warehouse.command(`ALTER TABLE persons DROP COLUMN IF EXISTS ${quotedIdentifier(name)}`);
+  for (const { name } of columns) {
+    await warehouse.command(`ALTER TABLE persons${warehouse.layout.onCluster} DROP COLUMN IF EXISTS ${quotedIdentifier(name)}`);
+  }
 }
 
 /** Applies the migrations not yet applied, up to `targetVersion` (all by default). */
 export async function migrateWarehouse(warehouse: Warehouse, targetVersion = Infinity): Promise<void> {
+  const { layout } = warehouse;
   await warehouse.command(
-    `CREATE TABLE IF NOT EXISTS tally_migrations (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
-     ENGINE = MergeTree ORDER BY version`,
+    `CREATE TABLE IF NOT EXISTS tally_migrations${layout.onCluster} (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
+     ENGINE = ${layout.engine('tally_migrations', 'MergeTree')} ORDER BY version`,
   );
   const applied = await warehouse.query<{ version: number }>('SELECT version FROM tally_migrations');
   const done = new Set(applied.map((row) => Number(row.version)));
   for (const migration of MIGRATIONS) {
     if (done.has(migration.version) || migration.version > targetVersion) continue;
-    for (const statement of migration.statements ?? []) await warehouse.command(statement);
+    for (const statement of migration.statements?.(layout) ?? []) await warehouse.command(statement);
     await migration.run?.(warehouse);
     await warehouse.insert('tally_migrations', [{ version: migration.version, name: migration.name, applied_at: toClickhouseDateTime(new Date()) }]);
   }

@@ -1,4 +1,5 @@
 import type { WarehouseColumn } from './row-binary.js';
+import type { WarehouseLayout } from './warehouse-layout.js';
 
 /**
  * The analytics store, spoken to in ClickHouse SQL. Every value reaches SQL as a bound
@@ -26,6 +27,8 @@ export type WarehouseKind = 'chdb' | 'clickhouse';
 
 export interface Warehouse {
   readonly kind: WarehouseKind;
+  /** One node or a cluster: what Tally's own DDL is generated for. */
+  readonly layout: WarehouseLayout;
   /** Runs a SELECT and returns its rows (64-bit integers come back as strings). */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
   /**

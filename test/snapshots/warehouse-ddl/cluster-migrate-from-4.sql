@@ -1,0 +1,82 @@
+-- cluster-migrate-from-4: the persons re-key and the person-column drop, over tables of migration 4 holding one person column
+-- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/warehouse-ddl-snapshots.test.js
+
+-- query 1 of 12 (command)
+CREATE TABLE IF NOT EXISTS tally_migrations ON CLUSTER `tally_cluster` (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
+     ENGINE = ReplicatedMergeTree('/clickhouse/tables/noshard/analytics/tally_migrations', '{replica}') ORDER BY version;
+-- params:
+-- {}
+
+-- query 2 of 12 (query)
+SELECT version FROM tally_migrations;
+-- params:
+-- {}
+
+-- query 3 of 12 (query)
+SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = 'persons';
+-- params:
+-- {}
+
+-- query 4 of 12 (command)
+DROP TABLE IF EXISTS persons_reordering ON CLUSTER `tally_cluster` SYNC;
+-- params:
+-- {}
+
+-- query 5 of 12 (command)
+CREATE TABLE persons_reordering ON CLUSTER `tally_cluster` AS persons
+      ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/noshard/analytics/persons_reordering', '{replica}', version)
+      ORDER BY (team_id, person_id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 6 of 12 (command)
+INSERT INTO persons_reordering SELECT * FROM persons;
+-- params:
+-- {}
+
+-- query 7 of 12 (command)
+EXCHANGE TABLES persons AND persons_reordering ON CLUSTER `tally_cluster`;
+-- params:
+-- {}
+
+-- query 8 of 12 (command)
+DROP TABLE IF EXISTS persons_reordering ON CLUSTER `tally_cluster` SYNC;
+-- params:
+-- {}
+
+-- query 9 of 12 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "persons_by_number",
+--       "version": 5
+--     }
+--   ]
+-- }
+
+-- query 10 of 12 (query)
+SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, 'pmat_');
+-- params:
+-- {}
+
+-- query 11 of 12 (command)
+ALTER TABLE persons ON CLUSTER `tally_cluster` DROP COLUMN IF EXISTS `pmat_plan_0123456789abcdef`;
+-- params:
+-- {}
+
+-- query 12 of 12 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "decoded_person_property_columns",
+--       "version": 6
+--     }
+--   ]
+-- }

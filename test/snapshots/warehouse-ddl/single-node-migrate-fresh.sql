@@ -1,0 +1,231 @@
+-- single-node-migrate-fresh: every statement of the migrations on an empty warehouse
+-- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/warehouse-ddl-snapshots.test.js
+
+-- query 1 of 23 (command)
+CREATE TABLE IF NOT EXISTS tally_migrations (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
+     ENGINE = MergeTree ORDER BY version;
+-- params:
+-- {}
+
+-- query 2 of 23 (query)
+SELECT version FROM tally_migrations;
+-- params:
+-- {}
+
+-- query 3 of 23 (command)
+CREATE TABLE IF NOT EXISTS events (
+        uuid UUID,
+        team_id Int64,
+        event String,
+        distinct_id String,
+        properties String,
+        timestamp DateTime64(6, 'UTC'),
+        created_at DateTime64(6, 'UTC'),
+        elements_chain String,
+        person_id UUID,
+        person_properties String,
+        person_created_at DateTime64(3, 'UTC'),
+        person_mode LowCardinality(String),
+        `$group_0` String,
+        `$group_1` String,
+        `$group_2` String,
+        `$group_3` String,
+        `$group_4` String,
+        `$session_id` String,
+        INDEX uuid_bloom uuid TYPE bloom_filter GRANULARITY 1
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(timestamp)
+      ORDER BY (team_id, toDate(timestamp), event, cityHash64(distinct_id), cityHash64(uuid))
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 4 of 23 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "events",
+--       "version": 1
+--     }
+--   ]
+-- }
+
+-- query 5 of 23 (command)
+CREATE TABLE IF NOT EXISTS persons (
+        id UUID,
+        team_id Int64,
+        person_id Int64,
+        properties String,
+        is_identified UInt8,
+        created_at DateTime64(6, 'UTC'),
+        version UInt64,
+        is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 6 of 23 (command)
+CREATE TABLE IF NOT EXISTS person_distinct_ids (
+        team_id Int64,
+        distinct_id String,
+        person_id UUID,
+        version UInt64,
+        is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, distinct_id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 7 of 23 (command)
+CREATE TABLE IF NOT EXISTS groups (
+        team_id Int64,
+        group_type_index UInt8,
+        group_key String,
+        group_properties String,
+        created_at DateTime64(6, 'UTC'),
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, group_type_index, group_key)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 8 of 23 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "replicas",
+--       "version": 2
+--     }
+--   ]
+-- }
+
+-- query 9 of 23 (command)
+CREATE TABLE IF NOT EXISTS static_cohort_members (
+        team_id Int64,
+        cohort_id Int64,
+        person_id UUID,
+        version UInt64,
+        is_deleted UInt8
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, cohort_id, person_id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 10 of 23 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "static_cohort_members",
+--       "version": 3
+--     }
+--   ]
+-- }
+
+-- query 11 of 23 (command)
+CREATE TABLE IF NOT EXISTS event_uuids (team_id Int64, uuid UUID)
+      ENGINE = ReplacingMergeTree
+      ORDER BY (team_id, uuid)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 12 of 23 (command)
+CREATE MATERIALIZED VIEW IF NOT EXISTS event_uuids_from_events TO event_uuids AS SELECT team_id, uuid FROM events;
+-- params:
+-- {}
+
+-- query 13 of 23 (command)
+INSERT INTO event_uuids SELECT team_id, uuid FROM events;
+-- params:
+-- {}
+
+-- query 14 of 23 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "event_uuids",
+--       "version": 4
+--     }
+--   ]
+-- }
+
+-- query 15 of 23 (query)
+SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = 'persons';
+-- params:
+-- {}
+
+-- query 16 of 23 (command)
+DROP TABLE IF EXISTS persons_reordering;
+-- params:
+-- {}
+
+-- query 17 of 23 (command)
+CREATE TABLE persons_reordering AS persons
+      ENGINE = ReplacingMergeTree(version)
+      ORDER BY (team_id, person_id)
+      SETTINGS fsync_after_insert = 1, fsync_part_directory = 1;
+-- params:
+-- {}
+
+-- query 18 of 23 (command)
+INSERT INTO persons_reordering SELECT * FROM persons;
+-- params:
+-- {}
+
+-- query 19 of 23 (command)
+EXCHANGE TABLES persons AND persons_reordering;
+-- params:
+-- {}
+
+-- query 20 of 23 (command)
+DROP TABLE IF EXISTS persons_reordering;
+-- params:
+-- {}
+
+-- query 21 of 23 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "persons_by_number",
+--       "version": 5
+--     }
+--   ]
+-- }
+
+-- query 22 of 23 (query)
+SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, 'pmat_');
+-- params:
+-- {}
+
+-- query 23 of 23 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "decoded_person_property_columns",
+--       "version": 6
+--     }
+--   ]
+-- }
