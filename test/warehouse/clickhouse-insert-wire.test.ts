@@ -114,7 +114,7 @@ test('a ClickHouse server is asked for stored keys with each column’s values a
   }
 });
 
-test('a node of a cluster sends every insert in the foreground, so the shards hold the rows when it returns; one server does not', async () => {
+test('a node of a cluster sends every insert in the foreground, so the shards hold the rows when it returns, and runs subqueries over the events GLOBAL; one server does neither', async () => {
   const received: URLSearchParams[] = [];
   const server = http.createServer((request, response) => {
     request.resume();
@@ -140,10 +140,11 @@ test('a node of a cluster sends every insert in the foreground, so the shards ho
     for (const params of received.splice(0)) {
       assert.equal(params.get('distributed_foreground_insert'), '1', params.get('query') ?? 'insert');
       assert.equal(params.get('wait_for_async_insert'), '1');
+      assert.equal(params.get('distributed_product_mode'), 'global', 'subqueries over the events run once for every shard');
     }
     await inserts(single);
     assert.equal(received.length, 4);
-    assert.ok(received.every((params) => !params.has('distributed_foreground_insert')));
+    assert.ok(received.every((params) => !params.has('distributed_foreground_insert') && !params.has('distributed_product_mode')));
   } finally {
     await cluster.close();
     await single.close();

@@ -30,6 +30,7 @@ export class ClickhouseWarehouse implements Warehouse {
         ...WAREHOUSE_INSERT_SETTINGS,
         // Sent with every request, so the INSERT … SELECT commands get them too.
         ...this.layout.insertSettings,
+        ...this.layout.querySettings,
       },
     });
   }

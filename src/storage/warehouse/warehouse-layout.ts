@@ -68,6 +68,16 @@ export class WarehouseLayout {
   }
 
   /**
+   * Settings of every query. Insight SQL joins the events to subqueries over the events (session
+   * durations, funnel steps, cohorts): on a Distributed table ClickHouse refuses such a subquery
+   * by default; GLOBAL runs it once and sends its result to every shard, which gives the answer a
+   * single node gives, whichever shard holds a session's or a person's rows.
+   */
+  get querySettings(): Readonly<Record<string, string>> {
+    return this.cluster === null ? {} : { distributed_product_mode: 'global' };
+  }
+
+  /**
    * The table that stores `table`'s rows on a node: `<table>_local` for a sharded table on a
    * cluster, else `table` itself. Statements on stored data (MATERIALIZE COLUMN, a lightweight
    * DELETE) name it: a Distributed table takes neither.
