@@ -18,7 +18,12 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<Measurement[]>> 
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { events: { type: 'string', default: '1000000' }, 'data-dir': { type: 'string' } },
+  options: {
+    events: { type: 'string', default: '1000000' },
+    'data-dir': { type: 'string' },
+    postgres: { type: 'string' },
+    processes: { type: 'string', default: '1' },
+  },
 });
 const events = Number(values.events);
 if (!Number.isInteger(events) || events <= 0) {
@@ -34,6 +39,15 @@ if (dataDir && (positionals.length !== 1 || positionals[0] === 'capture')) {
   );
   process.exit(2);
 }
+const processes = Number(values.processes);
+if (!Number.isInteger(processes) || processes < 1 || processes > 16) {
+  console.error('--processes must be an integer from 1 to 16');
+  process.exit(2);
+}
+if ((values.postgres || processes > 1) && (positionals.length !== 1 || positionals[0] !== 'capture' || !values.postgres)) {
+  console.error('--postgres URL (and --processes N) load shared stores in the capture suite: `capture --postgres postgres://… --processes 2`');
+  process.exit(2);
+}
 const chosen = positionals.length > 0 ? positionals : Object.keys(SUITES);
 for (const name of chosen) {
   if (!SUITES[name]) {
@@ -45,7 +59,7 @@ for (const name of chosen) {
 const measurements: Measurement[] = [];
 for (const name of chosen) {
   console.error(`\n== ${name} (${events} events)`);
-  measurements.push(...(await SUITES[name]!({ events, dataDir })));
+  measurements.push(...(await SUITES[name]!({ events, dataDir, postgres: values.postgres, processes })));
 }
 console.log(printTable(measurements));
 writeResults(measurements);

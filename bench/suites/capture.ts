@@ -1,23 +1,19 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { EVENT_ROW_COLUMNS, EventRowBuffer, type EventRow } from '../../src/capture/event-row-buffer.js';
-import { loadConfig } from '../../src/config.js';
 import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
 import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
-import { openStores } from '../../src/stores.js';
 import { personUuidFor } from '../../src/persons/person.js';
 import { epochMsToMicros } from '../../src/util/iso-time.js';
-import { TallyServer, tempDataDir } from '../../test/support/tally.js';
+import { tempDataDir } from '../../test/support/tally.js';
+import { embeddedTarget, sharedTarget } from '../capture-targets.js';
 import { BatchSender } from '../batch-sender.js';
 import { generateEvents, type GeneratedEvent } from '../generator.js';
-import { cpuOf, memoryOf } from '../memory.js';
+import { memoryOf } from '../memory.js';
 import { progressBar } from '../progress.js';
 import { summarize } from '../timing.js';
 import type { Measurement } from '../report.js';
-
-export interface CaptureOptions {
-  events: number;
-}
+import type { SuiteOptions } from './suite.js';
 
 const BATCH_SIZE = 100;
 const SENDERS = 4;
@@ -72,9 +68,11 @@ async function rawInsertRate(events: GeneratedEvent[]): Promise<number> {
 
 /**
  * Capture throughput: posthog-node-shaped gzip /batch requests of 100 events, 4 concurrent
- * senders, 100k distinct ids, 10% identify events — end to end, against a raw bulk insert.
+ * senders, 100k distinct ids, 10% identify events — end to end, against a raw bulk insert. With
+ * `postgres`, through `processes` Tally processes sharing PostgreSQL and the ClickHouse test
+ * server, the senders spread over them.
  */
-export async function captureSuite(options: CaptureOptions): Promise<Measurement[]> {
+export async function captureSuite(options: SuiteOptions): Promise<Measurement[]> {
   const generateBar = progressBar('generating events', options.events);
   const events: GeneratedEvent[] = [];
   for (const event of generateEvents({
@@ -91,23 +89,26 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
   generateBar.update(events.length);
   generateBar.stop();
 
-  const server = await TallyServer.start({ LOG_LEVEL: 'error' });
-  const startupRss = memoryOf(server.pid!).rssMb;
+  const target = options.postgres ? await sharedTarget(options.postgres, options.processes) : await embeddedTarget();
+  const { servers } = target;
+  const startupRss = Math.max(...servers.map((server) => memoryOf(server.pid!).rssMb));
   const bodies: Buffer[] = [];
   for (let index = 0; index < events.length; index += BATCH_SIZE) {
     const batch = events.slice(index, index + BATCH_SIZE);
-    bodies.push(zlib.gzipSync(JSON.stringify({ api_key: server.projectToken, batch, sent_at: new Date().toISOString() })));
+    bodies.push(zlib.gzipSync(JSON.stringify({ api_key: servers[0]!.projectToken, batch, sent_at: new Date().toISOString() })));
   }
 
-  const cpuBefore = cpuOf(server.pid!);
-  const loadBar = progressBar('capture /batch (4 senders)', events.length);
+  const cpuBefore = target.cpu();
+  const loadBar = progressBar(`capture /batch (${SENDERS} senders, ${target.description})`, events.length);
   let next = 0;
   let sent = 0;
   const acknowledgements: number[] = [];
-  const batches = new BatchSender(server.url, SENDERS);
+  // Each sender keeps to one process, so the senders spread evenly over them.
+  const batchSenders = servers.map((server) => new BatchSender(server.url, SENDERS));
   const senderCpuBefore = process.cpuUsage();
   const started = performance.now();
-  const sender = async () => {
+  const sender = async (senderIndex: number) => {
+    const batches = batchSenders[senderIndex % batchSenders.length]!;
     for (let index = next++; index < bodies.length; index = next++) {
       const requested = performance.now();
       await batches.send(bodies[index]!);
@@ -116,24 +117,22 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
       loadBar.update(sent);
     }
   };
-  await Promise.all(Array.from({ length: SENDERS }, sender));
-  batches.close();
+  await Promise.all(Array.from({ length: SENDERS }, (_, index) => sender(index)));
+  for (const batches of batchSenders) batches.close();
   const senderCpu = process.cpuUsage(senderCpuBefore);
-  // End to end means queryable: a warehouse read waits until every acknowledged event is there.
-  const queried = await server.post('/api/projects/1/insights/trend/', { events: [{ id: '$pageview' }], date_from: '-1d' });
+  // End to end means queryable: a warehouse read waits until every acknowledged event is there,
+  // on any process.
+  const queried = await servers[servers.length - 1]!.post('/api/projects/1/insights/trend/', { events: [{ id: '$pageview' }], date_from: '-1d' });
   if (queried.status !== 200) throw new Error(`trend query answered ${queried.status}`);
   const seconds = (performance.now() - started) / 1000;
   loadBar.stop();
-  const peak = memoryOf(server.pid!).peakMb;
-  const cpuAfter = cpuOf(server.pid!);
+  const peak = target.peakMb();
+  const cpuAfter = target.cpu();
   const microsPerEvent = (seconds: number) => Math.round((seconds * 1e6) / events.length);
-  await server.stop();
-
-  const stores = await openStores(loadConfig({ TALLY_DATA_DIR: server.dataDir, LOG_LEVEL: 'error' }));
-  const [stored] = await stores.context.warehouse.query<{ n: string }>('SELECT count() AS n FROM events');
-  await stores.close();
-  await server.dispose();
-  if (Number(stored!.n) !== events.length) throw new Error(`stored ${stored!.n} of ${events.length} events`);
+  const stored = await target.stopAndCount();
+  await target.dispose();
+  if (stored !== events.length) throw new Error(`stored ${stored} of ${events.length} events`);
+  const cpuByProcess = Object.keys(cpuAfter).map((name) => ({ name, micros: microsPerEvent(cpuAfter[name]! - cpuBefore[name]!) }));
 
   const tallyRate = events.length / seconds;
   const acknowledged = summarize(acknowledgements);
@@ -142,27 +141,20 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
   return [
     {
       suite: 'capture',
-      name: `${events.length} events, /batch of 100, 4 senders`,
+      name: `${events.length} events, /batch of 100, 4 senders, ${target.description}`,
       unit: 'events/s',
       value: Math.round(tallyRate),
       raw: Math.round(rawRate),
       ratio: tallyRate / rawRate,
       note: `${seconds.toFixed(1)} s from the first request until every event is queryable; raw = bulk insert of the same rows`,
     },
-    {
+    ...cpuByProcess.map(({ name, micros }) => ({
       suite: 'capture',
-      name: 'server CPU per event, all threads',
+      name: `CPU per event: ${name}`,
       unit: 'µs',
-      value: microsPerEvent(cpuAfter.processSeconds - cpuBefore.processSeconds),
-      note: 'steadier than events/s on a shared VM: compare builds on this',
-    },
-    {
-      suite: 'capture',
-      name: 'server CPU per event, main thread',
-      unit: 'µs',
-      value: microsPerEvent(cpuAfter.mainThreadSeconds - cpuBefore.mainThreadSeconds),
-      note: 'HTTP, person processing and catalog writes run here',
-    },
+      value: micros,
+      note: name === 'tally' ? 'all threads; steadier than events/s on a shared VM: compare builds on this' : undefined,
+    })),
     {
       suite: 'capture',
       name: 'load generator CPU per event',
@@ -178,7 +170,7 @@ export async function captureSuite(options: CaptureOptions): Promise<Measurement
       p95: acknowledged.p95,
       note: `mean ${meanAcknowledgement.toFixed(1)} ms: with ${SENDERS} senders waiting for their answers, events/s is at most ${SENDERS * BATCH_SIZE} ÷ the mean`,
     },
-    { suite: 'capture', name: 'server RSS after start-up (empty data dir)', unit: 'MB', value: Math.round(startupRss) },
-    { suite: 'capture', name: 'server peak RSS while loading', unit: 'MB', value: Math.round(peak) },
+    { suite: 'capture', name: 'server RSS after start-up (empty stores)', unit: 'MB', value: Math.round(startupRss) },
+    { suite: 'capture', name: 'server peak RSS while loading (the largest process)', unit: 'MB', value: Math.round(peak) },
   ];
 }

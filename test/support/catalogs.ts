@@ -13,20 +13,20 @@ export interface CatalogBackend {
 
 const postgresAdminUrl = process.env.TEST_DATABASE_URL ?? null;
 
-/** Creates a throw-away PostgreSQL database on the TEST_DATABASE_URL server. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!postgresAdminUrl) throw new Error('TEST_DATABASE_URL is not set');
+/** Creates a throw-away PostgreSQL database on the server of `adminUrl` (TEST_DATABASE_URL's by default). */
+export async function createPostgresDatabase(adminUrl = postgresAdminUrl): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `tally_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(postgresAdminUrl);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: postgresAdminUrl });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();

@@ -6,6 +6,8 @@ const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'main.js');
 
 export interface SpawnedChdbHttpServer {
   url: string;
+  /** The server's process id, for CPU and memory readings. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function spawnChdbHttpServer(directory: string): Promise<SpawnedChd
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
