@@ -7,11 +7,8 @@ import { openCatalog } from './storage/catalog/catalog.js';
 import { DataDirLock } from './storage/data-dir-lock.js';
 import { openWarehouse } from './storage/warehouse/open.js';
 import type { Warehouse } from './storage/warehouse/warehouse.js';
-import { EventWriter } from './capture/event-writer.js';
-import { drainLegacyPendingEvents } from './capture/legacy-pending-events.js';
 import { CatalogCaptureLog, type CaptureLog } from './capture/capture-log.js';
 import { FileCaptureLog } from './capture/spool/file-capture-log.js';
-import { moveCatalogLogEntries } from './capture/spool/move-catalog-log.js';
 import type { Catalog } from './storage/catalog/catalog.js';
 import { CoordinatedWork, PostgresCoordination, SoleProcess, type ProcessCoordination } from './storage/catalog/process-coordination.js';
 
@@ -107,7 +104,6 @@ async function openAndPrepare(
   }
   const context = createContext(config, catalog, warehouse, captureLog, coordination);
   try {
-    await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
     return { context, captureLog, bootstrap: await bootstrapIfEmpty(context) };
   } catch (error) {
     await captureLog.close();
@@ -120,7 +116,5 @@ async function openAndPrepare(
 /** Where the data directory is used, the capture log is files there; with PostgreSQL, a catalog table. */
 async function openCaptureLog(config: Config, catalog: Catalog): Promise<CaptureLog> {
   if (catalog.dialect === 'postgres') return new CatalogCaptureLog(catalog.db, catalog.dialect);
-  const log = await FileCaptureLog.open(path.join(config.dataDir, CAPTURE_LOG_DIR));
-  await moveCatalogLogEntries(catalog.db, log);
-  return log;
+  return FileCaptureLog.open(path.join(config.dataDir, CAPTURE_LOG_DIR));
 }

@@ -1,34 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, test } from 'node:test';
 import { CatalogCaptureLog, loggedEventsText, type CaptureLog, type CaptureLogEntry, type StoredCaptureLogEntry } from '../../src/capture/capture-log.js';
 import { serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
-import { moveCatalogLogEntries } from '../../src/capture/spool/move-catalog-log.js';
-import { EventWriter } from '../../src/capture/event-writer.js';
-import { drainLegacyPendingEvents } from '../../src/capture/legacy-pending-events.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
-import { openCatalog, SQLITE_FILE, type CatalogOptions } from '../../src/storage/catalog/catalog.js';
-import { catalogMigrations } from '../../src/storage/catalog/migrations/index.js';
-import { ChdbWarehouse } from '../../src/storage/warehouse/chdb-warehouse.js';
-import { migrateWarehouse } from '../../src/storage/warehouse/migrations.js';
-import { createPostgresDatabase, POSTGRES_SKIP_REASON } from '../support/catalogs.js';
-import { eventRowFixture } from '../support/event-rows.js';
+import { CATALOG_BACKENDS } from '../support/catalogs.js';
 import { tempDataDir } from '../support/tally.js';
-
-/** An event row as builds before the capture log kept it: JSON, the times as ClickHouse text. */
-function legacyEventRow(uuid: string, event: string): object {
-  return {
-    ...eventRowFixture({ uuid, event }),
-    timestamp: '2024-01-01 00:00:00.123456',
-    created_at: '2024-01-02 03:04:05.000000',
-    person_created_at: '1970-01-01 00:00:00.000000',
-  };
-}
 
 function loggedEvent(uuid: string, event: string): LoggedEvent {
   return {
@@ -51,36 +30,6 @@ function eventsOf(entry: StoredCaptureLogEntry): LoggedEvent[] {
 }
 
 const UUIDS = ['0190a3f2-0000-7000-8000-000000000001', '0190a3f2-0000-7000-8000-000000000002', '0190a3f2-0000-7000-8000-000000000003'];
-
-/** A catalog location on each backend, opened raw (for a schema before the latest) or as the server opens it. */
-const LOCATIONS = [
-  {
-    name: 'sqlite',
-    skip: null,
-    async create() {
-      const dataDir = tempDataDir('tally-capture-log-');
-      return {
-        options: { databaseUrl: null, dataDir } satisfies CatalogOptions,
-        raw: () => new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(path.join(dataDir, SQLITE_FILE)) }) }),
-        dialect: 'sqlite' as const,
-        drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: 'postgres',
-    skip: POSTGRES_SKIP_REASON,
-    async create() {
-      const database = await createPostgresDatabase();
-      return {
-        options: { databaseUrl: database.url, dataDir: tempDataDir('tally-unused-') } satisfies CatalogOptions,
-        raw: () => new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) }),
-        dialect: 'postgres' as const,
-        drop: () => database.drop(),
-      };
-    },
-  },
-];
 
 /** What every capture log does, whatever keeps it. */
 async function checkLogContract(log: CaptureLog): Promise<void> {
@@ -318,91 +267,14 @@ describe('capture log in files', () => {
   });
 });
 
-for (const location of LOCATIONS) {
-  describe(`capture log on ${location.name}`, { skip: location.skip ?? false }, () => {
+for (const backend of CATALOG_BACKENDS) {
+  describe(`capture log on ${backend.name}`, { skip: backend.skip ?? false }, () => {
     test('requests read back whole and in order, about a budget of events at a time, up to a bound; removal up to an id', async () => {
-      const place = await location.create();
-      const catalog = await openCatalog(place.options);
+      const { catalog, dispose } = await backend.open();
       try {
         await checkLogContract(new CatalogCaptureLog(catalog.db, catalog.dialect));
       } finally {
-        await catalog.close();
-        await place.drop();
-      }
-    });
-
-    test('entries an older build left in the catalog table move to the file log once, in order', async () => {
-      const place = await location.create();
-      const catalog = await openCatalog(place.options);
-      const directory = tempDataDir('tally-capture-files-');
-      const files = await FileCaptureLog.open(directory);
-      try {
-        const table = new CatalogCaptureLog(catalog.db, catalog.dialect);
-        await table.append([logEntry(7, 1, [loggedEvent(UUIDS[0]!, 'a')]), logEntry(8, 2, [loggedEvent(UUIDS[1]!, 'b')])]);
-        await moveCatalogLogEntries(catalog.db, files);
-        await moveCatalogLogEntries(catalog.db, files);
-        assert.equal(await table.lastId(), 0, 'the table is emptied');
-        const moved = await files.read(10, 0, await files.lastId());
-        assert.deepEqual(
-          moved.map((entry) => [entry.teamId, entry.receivedAt, eventsOf(entry).map((event) => event.event)]),
-          [
-            [7, 1, ['a']],
-            [8, 2, ['b']],
-          ],
-        );
-      } finally {
-        await files.close();
-        fs.rmSync(directory, { recursive: true, force: true });
-        await catalog.close();
-        await place.drop();
-      }
-    });
-
-    test('events an older catalog still had waiting for the warehouse are moved once at start-up, and the old queue is dropped', async () => {
-      const place = await location.create();
-      const raw = place.raw();
-      const migrator = new Migrator({ db: raw, provider: catalogMigrations(place.dialect), allowUnorderedMigrations: true });
-      assert.equal((await migrator.migrateTo('006-person-list-indexes')).error, undefined);
-      await raw
-        .insertInto('pending_events')
-        .values({ team_id: 7, uuid: UUIDS[0]!, row: JSON.stringify(legacyEventRow(UUIDS[0]!, 'e0')) })
-        .execute();
-      assert.equal((await migrator.migrateTo('007-pending-event-batches')).error, undefined);
-      await raw
-        .insertInto('pending_event_batches')
-        .values({
-          team_id: 7,
-          uuids: [UUIDS[1], UUIDS[2], UUIDS[1]].join('\n'),
-          rows: [legacyEventRow(UUIDS[1]!, 'e1'), legacyEventRow(UUIDS[2]!, 'e2'), legacyEventRow(UUIDS[1]!, 'e1')]
-            .map((row) => JSON.stringify(row))
-            .join('\n'),
-        })
-        .execute();
-      await raw.destroy();
-      const warehouseDir = tempDataDir('tally-legacy-warehouse-');
-      const warehouse = new ChdbWarehouse(warehouseDir);
-      const catalog = await openCatalog(place.options);
-      try {
-        await migrateWarehouse(warehouse);
-        await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
-        const stored = await warehouse.query(
-          'SELECT event, properties, toString(timestamp) AS timestamp, toString(created_at) AS created_at FROM events ORDER BY event',
-        );
-        const times = { timestamp: '2024-01-01 00:00:00.123456', created_at: '2024-01-02 03:04:05.000000' };
-        assert.deepEqual(stored, [
-          { event: 'e0', properties: '{"line":"one\\ntwo"}', ...times },
-          { event: 'e1', properties: '{"line":"one\\ntwo"}', ...times },
-          { event: 'e2', properties: '{"line":"one\\ntwo"}', ...times },
-        ]);
-        const tables = (await catalog.db.introspection.getTables()).map((table) => table.name);
-        assert.ok(!tables.includes('pending_event_batches'));
-        await drainLegacyPendingEvents(catalog.db, new EventWriter(warehouse));
-        assert.equal((await warehouse.query('SELECT uuid FROM events')).length, 3);
-      } finally {
-        await catalog.close();
-        await warehouse.close();
-        fs.rmSync(warehouseDir, { recursive: true, force: true });
-        await place.drop();
+        await dispose();
       }
     });
   });

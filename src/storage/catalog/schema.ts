@@ -125,9 +125,9 @@ export interface EventPropertyTable {
 export interface WarehouseOutboxTable {
   id: Generated<number>;
   target: string;
-  /** JSON lines, as builds before `encoded` wrote them; empty when `encoded` holds the rows. */
+  /** Empty: builds before `encoded` wrote JSON lines here (catalog migration 015 refuses a catalog still holding one). */
   row: string;
-  /** The replica rows in RowBinary (see `packOutboxEntries`). */
+  /** The replica rows in RowBinary (see `packOutboxEntries`); null only in rows of those builds. */
   encoded: Buffer | null;
 }
 
@@ -195,19 +195,9 @@ export interface StaticCohortMemberTable {
 }
 
 /**
- * Processed events of one capture request, waiting for the warehouse: the queue before the
- * capture log. Drained and dropped at start-up (see legacy-pending-events.ts).
+ * One accepted capture request, waiting to be processed: the capture log of a PostgreSQL catalog.
+ * The embedded stores keep theirs in files (FileCaptureLog), and their catalog's table stays empty.
  */
-export interface PendingEventBatchTable {
-  id: Generated<number>;
-  team_id: number;
-  /** The events' uuids, one per line, in the order of `rows`. */
-  uuids: string;
-  /** The warehouse events rows, one JSON object per line (JSONEachRow). */
-  rows: string;
-}
-
-/** One accepted capture request, waiting to be processed. */
 export interface CaptureLogTable {
   id: Generated<number>;
   team_id: number;
@@ -348,7 +338,6 @@ export interface CatalogSchema {
   property_definitions: PropertyDefinitionTable;
   event_properties: EventPropertyTable;
   warehouse_outbox: WarehouseOutboxTable;
-  pending_event_batches: PendingEventBatchTable;
   capture_log: CaptureLogTable;
   ingestion_warnings: IngestionWarningTable;
   dead_letter_events: DeadLetterEventTable;

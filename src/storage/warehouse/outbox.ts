@@ -112,13 +112,11 @@ function rowsByTarget(entries: readonly OutboxEntry[]): Map<ReplicaTable, Outbox
 /**
  * Applies outbox rows to the warehouse replicas, oldest first, stamping each replica row with a
  * version from its place in the outbox: the outbox id times ROWS_PER_OUTBOX_ROW plus its place in
- * the row. Rows written by earlier builds hold JSON lines instead (one line before rows were
- * packed): their lines get versions the same way, above every version given before. Writers
- * await `flush()` after committing, so the warehouse is in step before they answer; start-up
- * calls it to replay what a crash left. Applied rows are removed later (`pruneApplied`);
- * re-applying a row after a crash is harmless because its version is the same. Only durable rows
- * are applied (`syncCommits` first): a row a power failure could still take back would leave the
- * replica ahead of the catalog, under a version a later row may reuse.
+ * the row. Writers await `flush()` after committing, so the warehouse is in step before they
+ * answer; start-up calls it to replay what a crash left. Applied rows are removed later
+ * (`pruneApplied`); re-applying a row after a crash is harmless because its version is the same.
+ * Only durable rows are applied (`syncCommits` first): a row a power failure could still take
+ * back would leave the replica ahead of the catalog, under a version a later row may reuse.
  */
 export class OutboxRelay {
   private readonly runner: CoalescingRunner;
@@ -170,25 +168,18 @@ export class OutboxRelay {
       const rows = await this.outbox.after(this.progress.carriedThrough, RELAY_CHUNK);
       if (rows.length > 0) {
         const encoded = new Map<ReplicaTable, EncodedOutboxRow[]>();
-        const jsonLines = new Map<string, string[]>();
         for (const row of rows) {
-          const first = Number(row.id) * ROWS_PER_OUTBOX_ROW;
-          if (row.encoded === null) {
-            const lines = jsonLines.get(row.target) ?? [];
-            for (const [index, line] of row.row.split('\n').entries()) lines.push(withVersion(line, first + index));
-            jsonLines.set(row.target, lines);
-            continue;
-          }
+          // Catalog migration 015 refuses a catalog still holding rows of JSON lines, which builds before RowBinary wrote.
+          if (row.encoded === null) throw new Error(`warehouse_outbox row ${row.id} holds no RowBinary rows`);
           const target = row.target as ReplicaTable;
           const targetRows = encoded.get(target) ?? [];
-          targetRows.push({ rows: row.encoded, firstVersion: first });
+          targetRows.push({ rows: row.encoded, firstVersion: Number(row.id) * ROWS_PER_OUTBOX_ROW });
           encoded.set(target, targetRows);
         }
         for (const [target, targetRows] of encoded) {
           const columns = REPLICA_COLUMNS[target];
           await this.warehouse.insertRowBinary(target, [...columns, VERSION_COLUMN], withVersions(targetRows, columns));
         }
-        for (const [target, lines] of jsonLines) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
       }
       if (this.progress.wantsPruning) await this.progress.prune(this.outbox);
@@ -220,9 +211,4 @@ function withVersions(outboxRows: readonly EncodedOutboxRow[], columns: readonly
     }
   }
   return writer.bytes();
-}
-
-/** A replica row as earlier builds stored it (a JSON object with at least one field) with its version added. */
-function withVersion(row: string, version: number): string {
-  return `{"version":${version},${row.slice(1)}`;
 }

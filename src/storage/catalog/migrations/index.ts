@@ -14,6 +14,7 @@ import { savedInsightsMigration } from './011-saved-insights.js';
 import { accountsPlatformMigration } from './012-accounts-platform.js';
 import { propertyDefinitionFlagsMigration } from './013-property-definition-flags.js';
 import { personWriteEpochMigration } from './014-person-write-epoch.js';
+import { legacyQueuesMigration } from './015-legacy-queues.js';
 
 /** A catalog migration gets the dialect, so DDL that differs (auto-increment ids) can differ. */
 export interface CatalogMigration {
@@ -35,6 +36,7 @@ const migrations: Record<string, CatalogMigration> = {
   '012-accounts-platform': accountsPlatformMigration,
   '013-property-definition-flags': propertyDefinitionFlagsMigration,
   '014-person-write-epoch': personWriteEpochMigration,
+  '015-legacy-queues': legacyQueuesMigration,
 };
 
 export function catalogMigrations(dialect: CatalogDialect): MigrationProvider {
