@@ -3,6 +3,8 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { describeBootstrap } from './bootstrap.js';
 import { JobScheduler } from './jobs/scheduler.js';
+import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
+import { TallyMetrics } from './observability/metrics.js';
 import { openStores, type OpenStores } from './stores.js';
 
 export interface RunningServer {
@@ -15,10 +17,13 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const stores: OpenStores = await openStores(config);
   if (stores.bootstrap) console.log(describeBootstrap(stores.bootstrap));
+  const metrics = config.metricsPort === null ? null : new TallyMetrics(stores.context);
   let app: FastifyInstance;
+  let metricsServer: MetricsServer | null = null;
   try {
-    app = await buildApp(stores.context);
+    app = await buildApp(stores.context, { metrics: metrics ?? undefined });
     await app.listen({ port: config.port, host: config.host });
+    if (metrics) metricsServer = await serveMetrics(metrics, config.host, config.metricsPort!, stores.context.logger);
   } catch (error) {
     await stores.close();
     throw error;
@@ -26,6 +31,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Before the listening line, which tells a supervisor the server is ready.
+  if (metricsServer) console.log(`Prometheus metrics at ${metricsServer.url}`);
   console.log(`Tally is listening on ${url}`);
   const scheduler = new JobScheduler(stores.context, config.deletionSchedule);
   return {
@@ -33,6 +40,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url,
     async stop() {
       await scheduler.stop();
+      await metricsServer?.close();
       await app.close();
       await stores.close();
     },
