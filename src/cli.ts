@@ -1,4 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=64
+import { UpgradeRefused } from './storage/catalog/migrations/015-legacy-queues.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { describeBootstrap } from './bootstrap.js';
@@ -129,7 +130,7 @@ program
 class CliError extends Error {}
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof DataDirLockedError || error instanceof ConfigError || error instanceof CliError) {
+  if (error instanceof DataDirLockedError || error instanceof ConfigError || error instanceof CliError || error instanceof UpgradeRefused) {
     console.error(`tally: ${error.message}`);
   } else if (error instanceof ApiError) {
     console.error(`tally: ${error.attr ? `${error.attr}: ` : ''}${error.detail}`);

@@ -4,6 +4,9 @@ import type { CatalogMigration } from './index.js';
 /** The last build that converts what builds before 2026-11-23 left waiting (see README, Upgrades). */
 export const LAST_CONVERTING_BUILD = '4ce189d';
 
+/** A catalog this build cannot take as it is; the message says what to do. */
+export class UpgradeRefused extends Error {}
+
 /**
  * Builds before 2026-11-23 left work for their successors to convert: events waiting for the
  * warehouse in `pending_event_batches`, capture requests in an embedded catalog's `capture_log`
@@ -28,7 +31,7 @@ export const legacyQueuesMigration: CatalogMigration = {
       left.push('replica writes as JSON lines (warehouse_outbox)');
     }
     if (left.length > 0) {
-      throw new Error(
+      throw new UpgradeRefused(
         `This catalog still holds ${left.join(', ')}: work a Tally build older than 2026-11-23 left for its successors to convert, ` +
           `which this build no longer does. Start it once with Tally at commit ${LAST_CONVERTING_BUILD}, stop that server (SIGTERM), ` +
           'then start this build (README, Upgrades).',
