@@ -235,12 +235,22 @@ describe('capture log in files', () => {
       const pending = log.append([logEntry(9, 100, [loggedEvent(UUIDS[1]!, 'pending')])]);
       const copy = await log.copyTo(target);
       const [pendingId] = await pending;
+      const logBytes = fs
+        .readdirSync(directory)
+        .filter((name) => name.endsWith('.log'))
+        .reduce((total, name) => total + fs.statSync(path.join(directory, name)).size, 0);
       assert.deepEqual(copy.entries, 6);
       assert.deepEqual(copy.events, 11);
       // Appends after the copy are not in it.
       await log.append([logEntry(9, 101, [loggedEvent(UUIDS[2]!, 'later')])]);
       await log.close();
       assert.ok(fs.readdirSync(target).includes('removed'));
+      const copiedBytes = fs
+        .readdirSync(target)
+        .filter((name) => name.endsWith('.log'))
+        .reduce((total, name) => total + fs.statSync(path.join(target, name)).size, 0);
+      assert.equal(copy.bytes, copiedBytes);
+      assert.ok(copiedBytes < logBytes, 'removed records at the start of a segment are not copied');
 
       const copied = await FileCaptureLog.open(target);
       try {

@@ -262,10 +262,12 @@ export class FileCaptureLog implements CaptureLog {
       const { records, intactBytes } = decodeSegment(contents.subarray(0, read));
       const live = records.filter((record) => record.id > removedThrough);
       if (live.length === 0) continue;
-      await writeSynced(path.join(target, path.basename(file)), contents.subarray(0, intactBytes));
+      // From the first record not removed: a segment keeps its removed records until all are.
+      const start = live[0]!.payloadOffset - RECORD_HEADER_BYTES;
+      await writeSynced(path.join(target, path.basename(file)), contents.subarray(start, intactBytes));
       copy.entries += live.length;
       copy.events += live.reduce((total, record) => total + record.eventCount, 0);
-      copy.bytes += intactBytes;
+      copy.bytes += intactBytes - start;
     }
     await writeSynced(path.join(target, REMOVED_FILE), encodeRemovedThrough(removedThrough));
     await syncDirectory(target);
