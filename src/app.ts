@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { apiAuthHook } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { echoRequestIds, requestIdOf } from './http/request-id.js';
 import { actionRoutes } from './http/routes/actions.js';
 import { captureRoutes } from './http/routes/capture.js';
 import { flagDefinitionRoutes } from './http/routes/flag-definitions.js';
@@ -12,6 +13,7 @@ import { staticBundleRoutes } from './http/routes/static-bundles.js';
 import { cohortRoutes } from './http/routes/cohorts.js';
 import { eventDefinitionRoutes } from './http/routes/event-definitions.js';
 import { healthRoutes } from './http/routes/health.js';
+import type { TallyMetrics } from './observability/metrics.js';
 import { ingestionWarningRoutes } from './http/routes/ingestion-warnings.js';
 import { personRoutes } from './http/routes/persons.js';
 import { personActorRoutes } from './http/routes/person-actors.js';
@@ -41,6 +43,8 @@ export interface AppOptions {
   logLevel?: string;
   /** The token of the server file, which authorises `POST /api/backup/`; without it, no call is. */
   serverToken?: string | null;
+  /** Where requests are counted and timed, when the server serves metrics. */
+  metrics?: TallyMetrics;
 }
 
 /** Builds the HTTP application without listening, so tests and the CLI share it. */
@@ -54,9 +58,18 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     // PostHog serves every project path under /api/environments/ too; its current clients use both.
     rewriteUrl: (request) => (request.url ?? '/').replace(ENVIRONMENTS_PREFIX, '/api/projects/'),
     trustProxy: true,
+    genReqId: requestIdOf,
+    requestIdLogLabel: 'requestId',
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   });
   registerErrorHandling(app);
+  echoRequestIds(app);
+  const metrics = options.metrics ?? null;
+  if (metrics) {
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.requestAnswered(request.method, request.routeOptions.url ?? null, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
   app.decorateRequest('apiKey', null);
   app.decorateRequest('project', null);
 
@@ -73,10 +86,10 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     },
   });
 
-  await app.register(healthRoutes);
+  await app.register(async (health) => healthRoutes(health, context.ingestionHealth));
   // At the root, so 404s and 405s of the SDK's paths carry CORS as well.
   app.addHook('onRequest', async (request, reply) => allowSdkCors(request, reply));
-  await app.register(async (ingestion) => captureRoutes(ingestion, context.capture, context.flags));
+  await app.register(async (ingestion) => captureRoutes(ingestion, context.capture, context.flags, metrics));
   await app.register(async (sdk) => remoteConfigRoutes(sdk, context.remoteConfig));
   await app.register(async (sdk) => staticBundleRoutes(sdk, context.sdkBundles));
   await app.register(async (sdk) => flagDefinitionRoutes(sdk, context));

@@ -17,6 +17,10 @@ export interface Config {
   logLevel: string;
   /** How long a query API query may run before it answers 504 (TALLY_QUERY_TIMEOUT_S). */
   queryTimeoutSeconds: number;
+  /** The port of the Prometheus metrics (TALLY_METRICS_PORT), on HOST; null serves none. */
+  metricsPort: number | null;
+  /** How long ingestion may process nothing while events wait before /_health answers 503 (TALLY_INGESTION_STALL_S). */
+  ingestionStallSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -73,6 +77,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isFinite(queryTimeoutSeconds) || queryTimeoutSeconds <= 0 || queryTimeoutSeconds > 86_400) {
     throw new ConfigError(`TALLY_QUERY_TIMEOUT_S must be a number of seconds between 0 and 86400, got "${queryTimeoutText}"`);
   }
+  const metricsPortText = optional(env, 'TALLY_METRICS_PORT');
+  const metricsPort = metricsPortText === null ? null : Number(metricsPortText);
+  if (metricsPort !== null && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
+    throw new ConfigError(`TALLY_METRICS_PORT must be an integer between 0 and 65535, got "${metricsPortText}"`);
+  }
+  const stallText = optional(env, 'TALLY_INGESTION_STALL_S') ?? '300';
+  const ingestionStallSeconds = Number(stallText);
+  if (!Number.isFinite(ingestionStallSeconds) || ingestionStallSeconds <= 0 || ingestionStallSeconds > 604_800) {
+    throw new ConfigError(`TALLY_INGESTION_STALL_S must be a number of seconds between 0 and 604800, got "${stallText}"`);
+  }
   const projectToken = optional(env, 'TALLY_PROJECT_TOKEN');
   if (projectToken && (projectToken.startsWith('phx_') || projectToken.length > 64)) {
     throw new ConfigError('TALLY_PROJECT_TOKEN must be a project token (not a phx_ personal key) of at most 64 characters');
@@ -90,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deletionSchedule,
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     queryTimeoutSeconds,
+    metricsPort,
+    ingestionStallSeconds,
   };
 }
 

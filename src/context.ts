@@ -12,6 +12,7 @@ import { OutboxRelay } from './storage/warehouse/outbox.js';
 import { OutboxRepository } from './storage/warehouse/outbox-repository.js';
 import { ConsistentWarehouse } from './storage/warehouse/consistent-warehouse.js';
 import { IngestionConsumer } from './capture/ingestion-consumer.js';
+import { IngestionHealth } from './capture/ingestion-health.js';
 import { IngestionWarningRepository } from './capture/ingestion-warning-repository.js';
 import { IngestionWarningService } from './capture/ingestion-warning-service.js';
 import { Mutex } from './util/mutex.js';
@@ -68,6 +69,8 @@ export interface AppContext {
   logger: Logger;
   catalog: Catalog;
   warehouse: Warehouse;
+  /** The warehouse without the wait for ingestion: for readings of the warehouse itself (its size). */
+  storedWarehouse: Warehouse;
   /** How this process shares work with others on the same stores. */
   coordination: ProcessCoordination;
   accounts: AccountRepository;
@@ -87,6 +90,10 @@ export interface AppContext {
   relay: OutboxRelay;
   /** Processes acknowledged captures behind the answer; every read awaits it. */
   ingestion: IngestionConsumer;
+  /** Whether acknowledged events move into the warehouse, for /_health and the metrics. */
+  ingestionHealth: IngestionHealth;
+  /** The capture log: acknowledged events until they are processed. */
+  captureLog: CaptureLog;
   /** The warnings list of the API. */
   ingestionWarningService: IngestionWarningService;
   /** Serialises every write to persons, from capture and from the persons API. */
@@ -148,7 +155,7 @@ export function createContext(
   const definitions = new DefinitionRecorder(catalog.db, eventDefinitionRepository, propertyDefinitionRepository);
   const groupTypes = new GroupTypeRegistry();
   const outbox = new OutboxRepository(catalog.db, catalog.dialect);
-  const relay = new OutboxRelay(outbox, storedWarehouse, () => catalog.syncCommits(), coordination.shared);
+  const relay = new OutboxRelay(outbox, storedWarehouse, () => catalog.syncCommits(), coordination.shared, logger);
   const personWriteLock = new Mutex();
   const ingestionWarnings = new IngestionWarningRepository(catalog.db, catalog.dialect);
   const ingestion = new IngestionConsumer({
@@ -164,6 +171,7 @@ export function createContext(
     warnings: ingestionWarnings,
     personWriteLock,
     coordination,
+    logger,
     onFailure: (error) => logger.error({ err: error }, 'processing captured events failed; Tally retries by itself'),
   });
   // Everything below reads through this, so every read sees every acknowledged write.
@@ -195,6 +203,7 @@ export function createContext(
     logger,
     catalog,
     warehouse,
+    storedWarehouse,
     coordination,
     accounts,
     keys,
@@ -209,6 +218,8 @@ export function createContext(
     groupTypes,
     relay,
     ingestion,
+    ingestionHealth: new IngestionHealth(captureLog, ingestion.stats, config.ingestionStallSeconds),
+    captureLog,
     ingestionWarningService: new IngestionWarningService(ingestionWarnings),
     personWriteLock,
     capture,

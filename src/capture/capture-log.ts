@@ -22,6 +22,12 @@ export interface CaptureLogEntry {
   propertiesSpans?: Uint32Array;
 }
 
+/** The events waiting in a capture log. */
+export interface CaptureBacklog {
+  events: number;
+  oldestReceivedAt: number | null;
+}
+
 /** The events of an entry this process still holds in memory. */
 export type HeldEvents = Pick<CaptureLogEntry, 'events' | 'propertiesSpans'>;
 
@@ -70,6 +76,8 @@ export interface CaptureLog {
   lastId(): Promise<number>;
   /** The id of the oldest entry not removed; 0 when none is left. */
   oldestId(): Promise<number>;
+  /** What waits to be processed: its events, and when the oldest entry was received (epoch ms; null when none waits). */
+  backlog(): Promise<CaptureBacklog>;
   /**
    * The oldest entries after id `after` up to id `through`, in order, until about `events` events
    * (at least one entry when any waits). `known` gives the events of entries this process still
@@ -151,6 +159,14 @@ export class CatalogCaptureLog implements CaptureLog {
   async oldestId(): Promise<number> {
     const row = await this.db.selectFrom('capture_log').select('id').orderBy('id').limit(1).executeTakeFirst();
     return row ? Number(row.id) : 0;
+  }
+
+  async backlog(): Promise<CaptureBacklog> {
+    const row = await this.db
+      .selectFrom('capture_log')
+      .select((eb) => [eb.fn.sum<string | number | null>('event_count').as('events'), eb.fn.min<string | number | null>('received_at').as('oldest')])
+      .executeTakeFirst();
+    return { events: Number(row?.events ?? 0), oldestReceivedAt: row?.oldest == null ? null : Number(row.oldest) };
   }
 
   async read(

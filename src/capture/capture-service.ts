@@ -28,10 +28,11 @@ export class CaptureService {
     private readonly consumer: IngestionConsumer,
   ) {}
 
-  async capture(request: CaptureRequest): Promise<void> {
+  /** Accepts a request's events; resolves with how many, once they are durable. */
+  async capture(request: CaptureRequest): Promise<number> {
     const decoded = await this.decoder.decode(request);
     const project = await this.projectFor(decoded.token);
-    if (decoded.eventCount === 0) return;
+    if (decoded.eventCount === 0) return 0;
 
     const { eventCount, events, propertiesSpans } = decoded;
     this.queued.push({ teamId: project.id, receivedAt: request.now, eventCount, events, propertiesSpans });
@@ -42,6 +43,7 @@ export class CaptureService {
       this.projectsWithEvents.add(project.id);
     }
     await this.consumer.admit();
+    return eventCount;
   }
 
   close(): Promise<void> {

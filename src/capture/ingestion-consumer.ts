@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DefinitionRecorder } from '../definitions/definition-recorder.js';
 import { GroupRepository } from '../groups/group-repository.js';
 import { PersonRepository } from '../persons/person-repository.js';
+import type { Logger } from '../logger.js';
 import { PersonWriteEpoch } from '../persons/person-write-epoch.js';
 import type { Catalog, CatalogDb } from '../storage/catalog/catalog.js';
 import { PauseBetweenQueries } from '../storage/catalog/pause-between-queries.js';
@@ -16,6 +17,7 @@ import { DeadLetterRepository } from './dead-letter-repository.js';
 import type { EventWriter } from './event-writer.js';
 import type { GroupTypeRegistry } from './group-type-registry.js';
 import { IngestionBatch } from './ingestion-batch.js';
+import { IngestionStats } from './ingestion-stats.js';
 import { ingestionWarning } from './ingestion-warning.js';
 import type { IngestionWarningRepository } from './ingestion-warning-repository.js';
 import { serializeLoggedEvents } from './logged-events-json.js';
@@ -80,6 +82,9 @@ const FOLLOWER_STALL_MS = 5000;
  */
 const LEADER_POLL_MS = 2000;
 
+/** How often the consumer sums up what it stored, when it stored anything. */
+const REPORT_INTERVAL_MS = 60_000;
+
 /** Tries of a batch whose persons another process wrote meanwhile, before the pass fails and retries later. */
 const MAX_PERSON_WRITE_RETRIES = 5;
 
@@ -116,6 +121,8 @@ export interface IngestionConsumerOptions {
   coordination: ProcessCoordination;
   /** Told of each failure to process; the consumer retries by itself. */
   onFailure: (error: unknown) => void;
+  /** Where the consumer says what it did: each batch at debug, a summary a minute at info. */
+  logger: Logger;
 }
 
 /**
@@ -141,6 +148,8 @@ export interface IngestionConsumerOptions {
  * catalog's dead letters with an ingestion warning, and processes every other event.
  */
 export class IngestionConsumer {
+  /** What the consumer has done, for the metrics and the health check. */
+  readonly stats = new IngestionStats();
   private readonly runner = new CoalescingRunner(() => this.pass());
   private readonly personCache = new PersonCache();
   /** Person writes counted when the cache was last known to hold what the catalog holds. */
@@ -184,6 +193,9 @@ export class IngestionConsumer {
   /** Events other processes told of logging since this process's last pass began. */
   private othersLogged = 0;
   private leaderPoll: NodeJS.Timeout | null = null;
+  private readonly reportTimer: NodeJS.Timeout;
+  /** The counts of the last summary. */
+  private reported = { batches: 0, events: 0, deadLettered: 0, failures: 0 };
   /** Reads waiting for the consumer in another process to remove entries. */
   private readonly progressWaiters = new Set<() => void>();
   /** Passes take it, and so does `whilePaused`: none runs while a caller works on paused stores. */
@@ -200,6 +212,25 @@ export class IngestionConsumer {
     this.personEpoch = new PersonWriteEpoch(using.catalog.db);
     // Stores of its own are this process's to consume from the first; shared ones once it leads.
     this.leading = !using.coordination.shared;
+    this.reportTimer = setInterval(() => this.report(), REPORT_INTERVAL_MS).unref();
+  }
+
+  /** Logs what was stored since the last summary, if anything was. */
+  private report(): void {
+    const { batchesStored: batches, eventsStored: events, deadLettered, failures } = this.stats;
+    const since = this.reported;
+    if (events === since.events && deadLettered === since.deadLettered && failures === since.failures) return;
+    this.reported = { batches, events, deadLettered, failures };
+    this.using.logger.info(
+      {
+        batches: batches - since.batches,
+        events: events - since.events,
+        deadLettered: deadLettered - since.deadLettered,
+        failures: failures - since.failures,
+        seconds: REPORT_INTERVAL_MS / 1000,
+      },
+      `ingestion: ${events - since.events} events stored in ${batches - since.batches} batches over the last minute`,
+    );
   }
 
   /**
@@ -223,6 +254,9 @@ export class IngestionConsumer {
   }
 
   private leadershipChanged(leading: boolean): void {
+    if (this.using.coordination.shared) {
+      this.using.logger.info(leading ? 'ingestion: this process now consumes the capture log' : 'ingestion: this process no longer consumes the capture log');
+    }
     this.leading = leading;
     // What another process did meanwhile is not in memory here: the log is read from its start.
     this.committedThrough = 0;
@@ -249,6 +283,7 @@ export class IngestionConsumer {
   }
 
   private progressMade(): void {
+    this.stats.progressed();
     for (const wake of this.progressWaiters) wake();
     this.progressWaiters.clear();
   }
@@ -331,6 +366,7 @@ export class IngestionConsumer {
     if (this.fillTimer) clearTimeout(this.fillTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.leaderPoll) clearInterval(this.leaderPoll);
+    clearInterval(this.reportTimer);
     this.closed = true;
     this.admitWaiting();
     this.progressMade();
@@ -441,6 +477,7 @@ export class IngestionConsumer {
     if (error === this.lastFailure) return;
     this.lastFailure = error;
     this.consecutiveFailures += 1;
+    this.stats.failures += 1;
     const unavailable = isStoreUnavailable(error);
     if (!unavailable) this.isolateNext = true;
     // The first failure events may explain is isolated at once; any failure after it waits, so
@@ -582,16 +619,25 @@ export class IngestionConsumer {
    * log would take the failed batch's along. Its entries stay, and the next pass reads them again.
    */
   private store(batch: IngestionBatch, throughId: number, failuresBefore: number): Promise<void> {
+    let started = 0;
     const done = this.lastStore
       .catch(() => undefined)
       .then(() => {
         if (this.storeFailures !== failuresBefore) throw this.lastStoreError;
+        started = performance.now();
         return this.storeRowsAndDefinitions(batch);
       })
       .then(() => this.using.catalog.syncCommits())
       .then(() => this.using.log.remove(throughId))
       .then(
         () => {
+          this.stats.batchesStored += 1;
+          this.stats.eventsStored += batch.rows.count;
+          this.stats.progressed();
+          this.using.logger.debug(
+            { events: batch.rows.count, throughEntry: throughId, ms: Math.round(performance.now() - started) },
+            'ingestion: a batch stored and its log entries removed',
+          );
           this.using.coordination.signal(CoordinationChannel.Processed, String(throughId));
           this.settleWriter(throughId);
           this.noteProgress();
@@ -626,7 +672,9 @@ export class IngestionConsumer {
 
   /** The event writer takes one call at a time: callers run stores one after another. */
   private async storeRowsAndDefinitions(batch: IngestionBatch): Promise<void> {
-    const results = await Promise.allSettled([this.using.writer.insertNew(batch.rows), this.recordDefinitions(batch)]);
+    const started = performance.now();
+    const inserted = this.using.writer.insertNew(batch.rows).then(() => this.stats.recordInsert((performance.now() - started) / 1000));
+    const results = await Promise.allSettled([inserted, this.recordDefinitions(batch)]);
     for (const result of results) if (result.status === 'rejected') throw result.reason;
   }
 
@@ -650,6 +698,7 @@ export class IngestionConsumer {
     await this.processApart(events);
     await this.using.catalog.syncCommits();
     await this.using.log.remove(entries[entries.length - 1]!.id);
+    this.stats.progressed();
     this.using.coordination.signal(CoordinationChannel.Processed, String(entries[entries.length - 1]!.id));
     this.dropHandedOver(entries[entries.length - 1]!.id);
   }
@@ -723,6 +772,7 @@ export class IngestionConsumer {
       );
       await this.using.warnings.withTransaction(trx).record([{ ...warning, teamId, at: receivedAt }]);
     });
+    this.stats.deadLettered += 1;
     this.using.onFailure(new Error(`an event could not be processed and was set aside as a dead letter: ${error}`, { cause: failure }));
   }
 }

@@ -23,10 +23,12 @@ export class JobScheduler {
 
   private async runOnce(): Promise<void> {
     try {
+      const started = performance.now();
       const results = await runQueuedJobs(this.context);
       if (results === null) this.context.logger.debug('scheduled jobs skipped: another Tally process is running them');
+      const ms = Math.round(performance.now() - started);
       for (const result of results ?? []) {
-        if (result.tasks > 0) this.context.logger.info(`${result.name}: ${result.tasks} tasks ran`);
+        if (result.tasks > 0) this.context.logger.info({ job: result.name, tasks: result.tasks, ms }, `${result.name}: ${result.tasks} tasks ran in ${ms} ms`);
       }
     } catch (error) {
       this.context.logger.error({ err: error }, 'scheduled jobs failed');

@@ -82,4 +82,20 @@ describe('the app, injected', () => {
     const query = document.paths['/api/projects/{project_id}/query/'];
     assert.ok(query?.post?.requestBody, 'POST /query/ has a request body');
   });
+
+  test('every answer carries its request id: a plain one the proxy sent, else a new UUID', async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const sent = await app.inject({ method: 'GET', url: '/_health', headers: { 'x-request-id': 'lb-7f3a:42' } });
+    assert.equal(sent.headers['x-request-id'], 'lb-7f3a:42');
+    const none = await get('/api/projects/1/persons/', adminKey);
+    assert.match(String(none.headers['x-request-id']), uuid);
+    for (const hostile of ['a b', 'x'.repeat(129), 'id\u0000', '<script>']) {
+      const answer = await app.inject({ method: 'GET', url: '/_health', headers: { 'x-request-id': hostile } });
+      assert.equal(answer.statusCode, 200);
+      assert.match(String(answer.headers['x-request-id']), uuid, `${JSON.stringify(hostile)} is replaced`);
+    }
+    const failed = await get('/api/projects/1/persons/', 'phx_not_a_key');
+    assert.equal(failed.statusCode, 401);
+    assert.match(String(failed.headers['x-request-id']), uuid, 'errors carry it too');
+  });
 });

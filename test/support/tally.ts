@@ -78,6 +78,8 @@ export class TallyServer {
   url = '';
   projectToken = '';
   personalApiKey = '';
+  /** Where the server serves its Prometheus metrics, when TALLY_METRICS_PORT is set. */
+  metricsUrl = '';
   stdout = '';
   private child: ChildProcess | null = null;
   private exited: Promise<number | null> = Promise.resolve(null);
@@ -135,6 +137,7 @@ export class TallyServer {
     });
     this.projectToken = /Project token:\s+(\S+)/.exec(this.stdout)?.[1] ?? this.projectToken;
     this.personalApiKey = /Personal API key:\s+(\S+)/.exec(this.stdout)?.[1] ?? this.personalApiKey;
+    this.metricsUrl = /Prometheus metrics at (\S+)/.exec(this.stdout)?.[1] ?? '';
   }
 
   /** Graceful stop (SIGTERM), waiting for the process to exit. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { bootstrapIfEmpty } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { DefinitionRecorder } from '../../src/definitions/definition-recorder.js';
 import { FileCaptureLog } from '../../src/capture/spool/file-capture-log.js';
@@ -134,9 +135,13 @@ interface ConsumerStores<W extends Warehouse> {
 }
 
 /** Runs `work` on fresh stores (the warehouse as `warehouseOf` wraps it), then closes and removes them. */
-async function withStores<W extends Warehouse>(warehouseOf: (stored: ChdbWarehouse) => W, work: (stores: ConsumerStores<W>) => Promise<void>): Promise<void> {
+async function withStores<W extends Warehouse>(
+  warehouseOf: (stored: ChdbWarehouse) => W,
+  work: (stores: ConsumerStores<W>) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<void> {
   const directory = tempDataDir('tally-consumer-');
-  const config = loadConfig({ TALLY_DATA_DIR: directory, LOG_LEVEL: 'error' });
+  const config = loadConfig({ TALLY_DATA_DIR: directory, LOG_LEVEL: 'error', ...env });
   const catalog = await openCatalog(config);
   const warehouse = warehouseOf(new ChdbWarehouse(`${directory}/warehouse`));
   const captureLog = await FileCaptureLog.open(`${directory}/capture-log`);
@@ -588,3 +593,44 @@ test("a person write by another process reaches the consumer's cached persons: t
 function pickKeys(properties: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((key) => [key, properties[key]]));
 }
+
+test('/_health turns 503 while the warehouse refuses inserts and events wait past the stall limit, and 200 once they are processed', () =>
+  withStores(
+    (stored) => new FaultyWarehouse(stored),
+    async ({ warehouse, context, projectToken }) =>
+      quietly(async () => {
+        const app = await buildApp(context);
+        try {
+          const health = async () => {
+            const response = await app.inject({ method: 'GET', url: '/_health' });
+            return { status: response.statusCode, body: response.json() };
+          };
+          assert.deepEqual(await health(), { status: 200, body: { status: 'ok' } });
+          warehouse.failNext = 1_000;
+          warehouse.error = connectionRefused;
+          const events = [1, 2, 3].map((n) => ({ event: 'waiting', distinct_id: 'user-1', uuid: `0190a3f2-0000-7000-8000-00000000000${n}` }));
+          await context.capture.capture(request(projectToken, events));
+          context.ingestion.trigger();
+          assert.deepEqual((await health()).status, 200, 'within the stall limit');
+          await new Promise((resolve) => setTimeout(resolve, 1300));
+          const stalled = await health();
+          assert.equal(stalled.status, 503);
+          assert.equal(stalled.body.status, 'ingestion_stalled');
+          assert.equal(stalled.body.ingestion.backlog, 3);
+          assert.equal(stalled.body.ingestion.failing, true);
+          assert.ok(stalled.body.ingestion.lag_s >= 1.3 && stalled.body.ingestion.lag_s < 10, `lag ${stalled.body.ingestion.lag_s} s`);
+          const numbers = await app.inject({ method: 'GET', url: '/_health/ingestion' });
+          assert.equal(numbers.statusCode, 503);
+          assert.equal(numbers.json().backlog, 3);
+          warehouse.failNext = 0;
+          await context.ingestion.flush().catch(() => undefined);
+          await context.ingestion.flush();
+          assert.deepEqual(await health(), { status: 200, body: { status: 'ok' } });
+          const after = await app.inject({ method: 'GET', url: '/_health/ingestion' });
+          assert.deepEqual([after.statusCode, after.json()], [200, { lag_s: 0, backlog: 0, failing: false }]);
+        } finally {
+          await app.close();
+        }
+      }),
+    { TALLY_INGESTION_STALL_S: '1' },
+  ));

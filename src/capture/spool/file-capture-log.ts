@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Mutex } from '../../util/mutex.js';
-import { withinEventBudget, type CaptureLog, type CaptureLogEntry, type HeldEvents, type StoredCaptureLogEntry } from '../capture-log.js';
+import { withinEventBudget, type CaptureBacklog, type CaptureLog, type CaptureLogEntry, type HeldEvents, type StoredCaptureLogEntry } from '../capture-log.js';
 import { decodeSegment, encodedRecordLength, encodeRecord, RECORD_HEADER_BYTES } from './spool-record.js';
 
 /** A segment takes appends until it reaches this size; then the next append starts a new one. */
@@ -182,6 +182,12 @@ export class FileCaptureLog implements CaptureLog {
 
   async oldestId(): Promise<number> {
     return this.head < this.entries.length ? this.entries[this.head]!.id : 0;
+  }
+
+  async backlog(): Promise<CaptureBacklog> {
+    let events = 0;
+    for (let index = this.head; index < this.entries.length; index++) events += this.entries[index]!.eventCount;
+    return { events, oldestReceivedAt: this.head < this.entries.length ? this.entries[this.head]!.receivedAt : null };
   }
 
   async read(

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CaptureService } from '../../capture/capture-service.js';
 import type { FlagsService } from '../../flags/flags-service.js';
+import type { TallyMetrics } from '../../observability/metrics.js';
 
 const BATCH_LIMIT_BYTES = 20 * 1024 * 1024;
 const EVENT_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -18,8 +19,15 @@ const CAPTURE_PATHS: { path: string; limit: number }[] = [
  * The SDK-facing ingestion endpoints; every body arrives raw and is decoded by the capture service.
  * Their CORS headers come from allowSdkCors, which runs for every request before routing.
  */
-export async function captureRoutes(app: FastifyInstance, capture: CaptureService, flags: FlagsService): Promise<void> {
+export async function captureRoutes(app: FastifyInstance, capture: CaptureService, flags: FlagsService, metrics: TallyMetrics | null): Promise<void> {
   app.removeAllContentTypeParsers();
+  if (metrics) {
+    const capturePaths = new Set(CAPTURE_PATHS.map(({ path }) => path));
+    app.addHook('onResponse', async (request, reply) => {
+      const endpoint = request.routeOptions.url;
+      if (endpoint && capturePaths.has(endpoint) && request.method !== 'OPTIONS') metrics.captureAnswered(endpoint, reply.statusCode);
+    });
+  }
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   for (const { path, limit } of CAPTURE_PATHS) {
@@ -30,7 +38,7 @@ export async function captureRoutes(app: FastifyInstance, capture: CaptureServic
       schema: { hide: true },
       handler: async (request, reply) => {
         const query = request.query as Record<string, unknown>;
-        await capture.capture({
+        const events = await capture.capture({
           body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
           query,
           contentType: request.headers['content-type'],
@@ -39,6 +47,7 @@ export async function captureRoutes(app: FastifyInstance, capture: CaptureServic
           ip: request.ip ?? null,
           now: Date.now(),
         });
+        metrics?.captured(path, events);
         if (query.beacon === '1') return reply.status(204).send();
         return reply.status(200).send({ status: 1 });
       },

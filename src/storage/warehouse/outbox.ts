@@ -1,3 +1,4 @@
+import type { Logger } from '../../logger.js';
 import type { CatalogTransaction } from '../catalog/catalog.js';
 import { QueueProgress } from '../catalog/queue-progress.js';
 import { CoalescingRunner } from '../../util/coalescing-runner.js';
@@ -137,6 +138,7 @@ export class OutboxRelay {
     private readonly warehouse: Warehouse,
     private readonly syncCommits: () => Promise<void>,
     private readonly shared = false,
+    private readonly logger: Logger | null = null,
   ) {
     this.runner = new CoalescingRunner(() => this.drain());
   }
@@ -170,6 +172,8 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     const flushes = this.flushes;
+    const started = performance.now();
+    let applied = 0;
     await this.syncCommits();
     for (;;) {
       const rows = await this.outbox.after(this.progress.carriedThrough, RELAY_CHUNK);
@@ -195,10 +199,13 @@ export class OutboxRelay {
         }
         for (const [target, lines] of jsonLines) await this.warehouse.insertJsonEachRow(target, lines.join('\n'));
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
+        applied += rows.length;
       }
       if (this.progress.wantsPruning) await this.progress.prune(this.outbox);
       if (rows.length < RELAY_CHUNK) {
         this.drainedFlushes = flushes;
+        if (applied > 0)
+          this.logger?.debug({ outboxRows: applied, ms: Math.round(performance.now() - started) }, 'replicas: outbox rows applied to the warehouse');
         return;
       }
     }
