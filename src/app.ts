@@ -32,6 +32,7 @@ import { propertyDefinitionRoutes } from './http/routes/property-definitions.js'
 import { eventRoutes } from './http/routes/events.js';
 import { groupRoutes } from './http/routes/groups.js';
 import { queryRoutes } from './http/routes/query.js';
+import { backupRoutes, SERVER_TOKEN_HEADER } from './http/routes/backup.js';
 
 /** Largest accepted request body: PostHog's /batch limit. Smaller per-route limits apply elsewhere. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -40,6 +41,8 @@ const ENVIRONMENTS_PREFIX = /^\/api\/environments\//;
 
 export interface AppOptions {
   logLevel?: string;
+  /** The token of the server file, which authorises `POST /api/backup/`; without it, no call is. */
+  serverToken?: string | null;
   /** Where requests are counted and timed, when the server serves metrics. */
   metrics?: TallyMetrics;
 }
@@ -73,7 +76,12 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   await app.register(swagger, {
     openapi: {
       info: { title: 'Tally API', description: 'PostHog-compatible product analytics API', version: '1' },
-      components: { securitySchemes: { PersonalAPIKey: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          PersonalAPIKey: { type: 'http', scheme: 'bearer' },
+          ServerToken: { type: 'apiKey', in: 'header', name: SERVER_TOKEN_HEADER },
+        },
+      },
       security: [{ PersonalAPIKey: [] }],
     },
   });
@@ -86,6 +94,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   await app.register(async (sdk) => staticBundleRoutes(sdk, context.sdkBundles));
   await app.register(async (sdk) => flagDefinitionRoutes(sdk, context));
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
+  // Not a personal-API-key route, and it must not wait for ingestion (it pauses it).
+  await app.register(async (operations) => backupRoutes(operations, context.backup, options.serverToken ?? null));
 
   await app.register(async (api) => {
     // Before validation, as PostHog authenticates before it reads a body: no key is a 401 whatever is sent.

@@ -1,6 +1,14 @@
 #!/usr/bin/env -S node --max-semi-space-size=64
-import { UpgradeRefused } from './storage/catalog/migrations/015-legacy-queues.js';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { BackupError, checkBackupDirectory, type BackupManifest } from './backup/backup-format.js';
+import { UpgradeRefused } from './storage/catalog/migrations/015-legacy-queues.js';
+import { restoreBackup } from './backup/restore.js';
+import { SERVER_TOKEN_HEADER } from './http/routes/backup.js';
+import { SQLITE_FILE } from './storage/catalog/catalog.js';
+import { readServerFile } from './storage/server-file.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { describeBootstrap } from './bootstrap.js';
 import { ApiError } from './errors.js';
@@ -127,10 +135,113 @@ program
     });
   });
 
+program
+  .command('backup')
+  .description('Write a consistent backup of the data directory into DIR (new or empty), through the server while one holds the directory')
+  .argument('<dir>', 'where to write the backup: a new or empty directory outside the data directory')
+  .action(async (dir: string) => {
+    const config = loadConfig();
+    refuseUnlessEmbedded(config, 'backup');
+    const directory = path.resolve(dir);
+    checkBackupDirectory(directory, config.dataDir);
+    if (!fs.existsSync(path.join(config.dataDir, SQLITE_FILE))) {
+      throw new CliError(`${config.dataDir} holds no Tally data to back up (no ${SQLITE_FILE}); is TALLY_DATA_DIR set as the server's?`);
+    }
+    let stores: OpenStores;
+    try {
+      stores = await openStores(config);
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError)) throw error;
+      printBackup(await backupThroughServer(config, directory, error.pid));
+      return;
+    }
+    try {
+      if (!stores.context.backup) throw new CliError('these stores cannot be backed up by Tally');
+      printBackup({ path: directory, ...(await stores.context.backup.write(directory)) });
+    } finally {
+      await stores.close();
+    }
+  });
+
+program
+  .command('restore')
+  .description('Fill the empty data directory (TALLY_DATA_DIR) from the backup in DIR')
+  .argument('<dir>', 'a directory written by tally backup')
+  .action(async (dir: string) => {
+    const config = loadConfig();
+    refuseUnlessEmbedded(config, 'restore');
+    const directory = path.resolve(dir);
+    const manifest = await restoreBackup(directory, config.dataDir);
+    console.log(
+      `Restored ${manifest.warehouse.events} events and ${manifest.catalog.persons} persons into ${config.dataDir} (backed up at ${manifest.created_at}); ` +
+        `the next start processes the ${manifest.capture_log.events} events that were acknowledged and not yet processed then.`,
+    );
+    console.log(JSON.stringify({ data_dir: config.dataDir, ...manifest }));
+  });
+
 class CliError extends Error {}
 
+/** Backups and restores are of the embedded stores; PostgreSQL and ClickHouse have their own tools. */
+function refuseUnlessEmbedded(config: Config, command: string): void {
+  if (config.databaseUrl === null && config.clickhouseUrl === null) return;
+  throw new CliError(
+    `tally ${command} works on the embedded stores only (no DATABASE_URL, no CLICKHOUSE_URL). ` +
+      'Back up PostgreSQL with pg_dump and ClickHouse with its BACKUP statement instead: see "Backup and restore" in the README.',
+  );
+}
+
+type BackupSummary = BackupManifest & { path: string };
+
+function printBackup(summary: BackupSummary): void {
+  console.log(
+    `Backed up ${summary.warehouse.events} events and ${summary.catalog.persons} persons to ${summary.path}, with ` +
+      `${summary.capture_log.events} events acknowledged and not yet processed (${summary.capture_log.entries} capture requests).`,
+  );
+  console.log(JSON.stringify(summary));
+}
+
+/**
+ * Has the server holding the data directory write the backup (`POST /api/backup/`), reaching it
+ * through the server file it published there. The answer comes once the backup is written, however
+ * long that takes.
+ */
+async function backupThroughServer(config: Config, directory: string, pid: number): Promise<BackupSummary> {
+  const server = readServerFile(config.dataDir);
+  if (!server || server.pid !== pid) {
+    throw new CliError(
+      `the Tally server (pid ${pid}) holding ${config.dataDir} has not published how to reach it (it may still be starting); try again in a moment`,
+    );
+  }
+  const { status, text } = await postJson(`${server.url}/api/backup/`, { path: directory }, { [SERVER_TOKEN_HEADER]: server.token });
+  let body: Record<string, unknown> | null = null;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Reported below with the text as it came.
+  }
+  if (status !== 200 || body === null) {
+    const detail = typeof body?.detail === 'string' ? body.detail : text;
+    throw new CliError(`the server at ${server.url} did not write the backup (${status}): ${detail}`);
+  }
+  return body as unknown as BackupSummary;
+}
+
+function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', (error) => reject(new CliError(`the Tally server at ${url} cannot be reached: ${error.message}`)));
+    request.end(JSON.stringify(body));
+  });
+}
+
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof DataDirLockedError || error instanceof ConfigError || error instanceof CliError || error instanceof UpgradeRefused) {
+  const explained = [DataDirLockedError, ConfigError, CliError, BackupError, UpgradeRefused].some((kind) => error instanceof kind);
+  if (explained && error instanceof Error) {
     console.error(`tally: ${error.message}`);
   } else if (error instanceof ApiError) {
     console.error(`tally: ${error.attr ? `${error.attr}: ` : ''}${error.detail}`);

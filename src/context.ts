@@ -59,6 +59,9 @@ import { GroupRepository } from './groups/group-repository.js';
 import { GroupService } from './groups/group-service.js';
 import { createQueryApi } from './query-api/query-api-factory.js';
 import type { QueryApi } from './query-api/query-api.js';
+import { StoreBackup } from './backup/store-backup.js';
+import { FileCaptureLog } from './capture/spool/file-capture-log.js';
+import { ChdbWarehouse } from './storage/warehouse/chdb-warehouse.js';
 
 /** The composition root: every service, wired to the two stores. */
 export interface AppContext {
@@ -129,6 +132,8 @@ export interface AppContext {
   groups: GroupService;
   /** PostHog's query API: POST /query/ with HogQL, events and insight kinds. */
   query: QueryApi;
+  /** Backups of the embedded stores while serving; null unless all three are embedded. */
+  backup: StoreBackup | null;
 }
 
 export function createContext(
@@ -247,5 +252,20 @@ export function createContext(
       resolvers,
       timeoutSeconds: config.queryTimeoutSeconds,
     }),
+    backup: embeddedBackup(config, catalog, storedWarehouse, captureLog, ingestion, relay, coordination),
   };
+}
+
+function embeddedBackup(
+  config: Config,
+  catalog: Catalog,
+  warehouse: Warehouse,
+  log: CaptureLog,
+  ingestion: IngestionConsumer,
+  relay: OutboxRelay,
+  coordination: ProcessCoordination,
+): StoreBackup | null {
+  const { backupTo } = catalog;
+  if (backupTo === null || !(warehouse instanceof ChdbWarehouse) || !(log instanceof FileCaptureLog)) return null;
+  return new StoreBackup({ dataDir: config.dataDir, backupCatalog: backupTo, warehouse, log, ingestion, relay, coordination });
 }

@@ -10,7 +10,7 @@ import { CoordinatedWork, CoordinationChannel, type ProcessCoordination } from '
 import type { OutboxRelay } from '../storage/warehouse/outbox.js';
 import { OutboxRepository } from '../storage/warehouse/outbox-repository.js';
 import { CoalescingRunner } from '../util/coalescing-runner.js';
-import type { Mutex } from '../util/mutex.js';
+import { Mutex } from '../util/mutex.js';
 import { TimeSlices } from '../util/yield.js';
 import { loggedEventsBytes, loggedEventsText, type CaptureLog, type CaptureLogEntry, type HeldEvents, type StoredCaptureLogEntry } from './capture-log.js';
 import { DeadLetterRepository } from './dead-letter-repository.js';
@@ -198,6 +198,10 @@ export class IngestionConsumer {
   private reported = { batches: 0, events: 0, deadLettered: 0, failures: 0 };
   /** Reads waiting for the consumer in another process to remove entries. */
   private readonly progressWaiters = new Set<() => void>();
+  /** Passes take it, and so does `whilePaused`: none runs while a caller works on paused stores. */
+  private readonly processing = new Mutex();
+  /** Callers working while the consumer is paused (see `whilePaused`). */
+  private paused = 0;
 
   constructor(private readonly using: IngestionConsumerOptions) {
     this.db = using.catalog.db.withPlugin(new PauseBetweenQueries(this.slices));
@@ -380,6 +384,29 @@ export class IngestionConsumer {
     }
   }
 
+  /**
+   * Runs `work` once the pass under way and the stores it started are done, and starts no pass
+   * until it ends: meanwhile the catalog and the warehouse hold exactly what the log's removed
+   * entries held, and the log keeps every entry acknowledged and not processed (captures go on
+   * being logged). Reads wait for the passes that come after (`catchUp`), so they still see
+   * every acknowledged write; captures do not wait. `work` must not wait for ingestion itself.
+   */
+  whilePaused<T>(work: () => Promise<T>): Promise<T> {
+    return this.processing.run(async () => {
+      this.paused += 1;
+      this.admitWaiting();
+      try {
+        // A store that failed left its entries in the log: they are processed again, as after a crash.
+        await this.lastStore.catch(() => undefined);
+        return await work();
+      } finally {
+        this.paused -= 1;
+        // What was logged meanwhile, handed over or not.
+        this.trigger();
+      }
+    });
+  }
+
   /** Takes the entries this process just logged, so their events are not read back from the log. */
   handOver(ids: readonly number[], entries: readonly CaptureLogEntry[]): void {
     if (!this.leading) {
@@ -388,9 +415,9 @@ export class IngestionConsumer {
       return;
     }
     for (const [index, id] of ids.entries()) {
-      // While processing fails, what does not fit the backlog is read back from the log later:
-      // memory stays bounded however long a store is away.
-      if (this.consecutiveFailures > 0 && this.unprocessed >= MAX_BACKLOG_EVENTS) break;
+      // While processing fails or is paused, what does not fit the backlog is read back from the
+      // log later: memory stays bounded however long a store is away.
+      if ((this.consecutiveFailures > 0 || this.paused > 0) && this.unprocessed >= MAX_BACKLOG_EVENTS) break;
       this.handedOver.set(id, entries[index]!);
       this.unprocessed += entries[index]!.eventCount;
     }
@@ -417,10 +444,10 @@ export class IngestionConsumer {
   /**
    * Resolves when the events this process logged and has not processed are few enough again: a
    * bound on the memory and the read latency a burst of captures can cause. While processing
-   * fails, captures do not wait for it: their events are durable in the log.
+   * fails or is paused, captures do not wait for it: their events are durable in the log.
    */
   async admit(): Promise<void> {
-    if (!this.leading || this.unprocessed <= MAX_BACKLOG_EVENTS || this.consecutiveFailures > 0 || this.closed) return;
+    if (!this.leading || this.unprocessed <= MAX_BACKLOG_EVENTS || this.consecutiveFailures > 0 || this.paused > 0 || this.closed) return;
     this.trigger();
     await new Promise<void>((resolve) => this.admissions.push(resolve));
   }
@@ -431,7 +458,7 @@ export class IngestionConsumer {
 
   private async pass(): Promise<void> {
     try {
-      await this.processLog();
+      await this.processing.run(() => this.processLog());
     } catch (error) {
       this.noteFailure(error);
       throw error;

@@ -169,6 +169,56 @@ describe('capture log in files', () => {
     }
   });
 
+  test('a copy holds every entry not removed, whole, with appends acknowledged before it, and opens as the log', async () => {
+    const directory = tempDataDir('tally-capture-files-');
+    const target = path.join(tempDataDir('tally-capture-copy-'), 'log');
+    try {
+      // Small segments: the copy spans several, one of them partly removed.
+      const log = await FileCaptureLog.open(directory, { segmentBytes: 600 });
+      const ids: number[] = [];
+      for (let index = 0; index < 8; index++) {
+        ids.push(...(await log.append([logEntry(7, index, [loggedEvent(UUIDS[index % 3]!, `e${index}`), loggedEvent(UUIDS[0]!, 'x')])])));
+      }
+      await log.remove(ids[2]!);
+      // An append not awaited yet when the copy starts is in it once written.
+      const pending = log.append([logEntry(9, 100, [loggedEvent(UUIDS[1]!, 'pending')])]);
+      const copy = await log.copyTo(target);
+      const [pendingId] = await pending;
+      const logBytes = fs
+        .readdirSync(directory)
+        .filter((name) => name.endsWith('.log'))
+        .reduce((total, name) => total + fs.statSync(path.join(directory, name)).size, 0);
+      assert.deepEqual(copy.entries, 6);
+      assert.deepEqual(copy.events, 11);
+      // Appends after the copy are not in it.
+      await log.append([logEntry(9, 101, [loggedEvent(UUIDS[2]!, 'later')])]);
+      await log.close();
+      assert.ok(fs.readdirSync(target).includes('removed'));
+      const copiedBytes = fs
+        .readdirSync(target)
+        .filter((name) => name.endsWith('.log'))
+        .reduce((total, name) => total + fs.statSync(path.join(target, name)).size, 0);
+      assert.equal(copy.bytes, copiedBytes);
+      assert.ok(copiedBytes < logBytes, 'removed records at the start of a segment are not copied');
+
+      const copied = await FileCaptureLog.open(target);
+      try {
+        const entries = await copied.read(1000, 0, Number.MAX_SAFE_INTEGER);
+        assert.deepEqual(
+          entries.map((entry) => [entry.id, entry.teamId, entry.receivedAt, eventsOf(entry).map((event) => event.event)]),
+          [...ids.slice(3).map((id, index) => [id, 7, index + 3, [`e${index + 3}`, 'x']]), [pendingId, 9, 100, ['pending']]],
+        );
+        assert.equal(await copied.lastId(), pendingId);
+      } finally {
+        await copied.close();
+      }
+      await assert.rejects(log.copyTo(target), 'a copy never overwrites one');
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+      fs.rmSync(path.dirname(target), { recursive: true, force: true });
+    }
+  });
+
   test('a read from disk returns every entry it chose even when a removal compacts the index meanwhile', async () => {
     const directory = tempDataDir('tally-capture-files-');
     try {

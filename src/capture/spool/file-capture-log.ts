@@ -236,6 +236,50 @@ export class FileCaptureLog implements CaptureLog {
     });
   }
 
+  /**
+   * Writes a copy of the log into `target` (a new directory): every entry not removed, among them
+   * every append acknowledged before the call, with the removed-through id. Appends go on
+   * meanwhile; the ones claimed before the call are copied once written, later ones are not. The
+   * caller holds removals off (the consumer paused): a segment removed under the copy fails it.
+   */
+  async copyTo(target: string): Promise<CaptureLogCopy> {
+    const { segments, removedThrough, written } = await this.files.run(async () => ({
+      segments: this.segments.map(({ file, bytes }) => ({ file, bytes })),
+      removedThrough: this.removedThrough,
+      written: this.lastAppend,
+    }));
+    await written;
+    await fs.promises.mkdir(target, { recursive: true });
+    const copy: CaptureLogCopy = { entries: 0, events: 0, bytes: 0 };
+    for (const { file, bytes } of segments) {
+      const contents = Buffer.allocUnsafe(bytes);
+      const reader = await fs.promises.open(file, 'r');
+      let read = 0;
+      try {
+        while (read < bytes) {
+          const { bytesRead } = await reader.read(contents, read, bytes - read, read);
+          if (bytesRead === 0) break;
+          read += bytesRead;
+        }
+      } finally {
+        await reader.close();
+      }
+      // A write that failed left its segment cut back: only whole records are copied.
+      const { records, intactBytes } = decodeSegment(contents.subarray(0, read));
+      const live = records.filter((record) => record.id > removedThrough);
+      if (live.length === 0) continue;
+      // From the first record not removed: a segment keeps its removed records until all are.
+      const start = live[0]!.payloadOffset - RECORD_HEADER_BYTES;
+      await writeSynced(path.join(target, path.basename(file)), contents.subarray(start, intactBytes));
+      copy.entries += live.length;
+      copy.events += live.reduce((total, record) => total + record.eventCount, 0);
+      copy.bytes += intactBytes - start;
+    }
+    await writeSynced(path.join(target, REMOVED_FILE), encodeRemovedThrough(removedThrough));
+    await syncDirectory(target);
+    return copy;
+  }
+
   close(): Promise<void> {
     return this.files.run(async () => {
       await this.lastAppend;
@@ -295,6 +339,23 @@ export class FileCaptureLog implements CaptureLog {
     this.segments.push(segment);
     this.active = { segment, writer };
     return this.active;
+  }
+}
+
+/** What `copyTo` copied: the entries not processed yet, their events, and the bytes of their segments. */
+export interface CaptureLogCopy {
+  entries: number;
+  events: number;
+  bytes: number;
+}
+
+async function writeSynced(file: string, contents: Buffer): Promise<void> {
+  const handle = await fs.promises.open(file, 'wx');
+  try {
+    await writeFully(handle, contents, 0);
+    await handle.datasync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -26,6 +26,11 @@ export interface Catalog {
   deferredSyncTransaction<T>(db: CatalogDb, work: (trx: CatalogTransaction) => Promise<T>): Promise<T>;
   /** Makes every transaction committed so far durable. */
   syncCommits(): Promise<void>;
+  /**
+   * SQLite only (null on PostgreSQL): writes a copy of the catalog to `file` with SQLite's online
+   * backup, a few pages at a time between other work; writes made meanwhile are in the copy.
+   */
+  readonly backupTo: ((file: string) => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -86,6 +91,9 @@ function openSqlite(dataDir: string): Catalog {
     dialect: 'sqlite',
     deferredSyncTransaction: (on, work) => (deferred ? deferred.transaction(on, work) : on.transaction().execute(work)),
     syncCommits: async () => deferred?.sync(),
+    backupTo: async (file) => {
+      await database.backup(file);
+    },
     close: async () => {
       await deferred?.close();
       await db.destroy();
@@ -102,6 +110,7 @@ function openPostgres(databaseUrl: string): Catalog {
     // PostgreSQL commits are durable at once; their cost is on the server, not in this process.
     deferredSyncTransaction: (on, work) => on.transaction().execute(work),
     syncCommits: async () => undefined,
+    backupTo: null,
     close: () => db.destroy(),
   };
 }

@@ -12,6 +12,8 @@ export interface PrunableQueue {
 export class QueueProgress {
   private carried = 0;
   private pruned = 0;
+  /** Holds on pruning (see `holdPruning`); rows are deleted only while there are none. */
+  private holds = 0;
 
   constructor(
     /** Carried rows left before the queue's owner prunes them with a commit of its own. */
@@ -28,13 +30,28 @@ export class QueueProgress {
   }
 
   get wantsPruning(): boolean {
-    return this.carried - this.pruned >= this.pruneThreshold;
+    return this.holds === 0 && this.carried - this.pruned >= this.pruneThreshold;
+  }
+
+  /**
+   * Keeps every row from being deleted until the returned release is called: a snapshot of the
+   * warehouse taken meanwhile, followed by one of the catalog, finds in the catalog every row
+   * the warehouse snapshot may lack.
+   */
+  holdPruning(): () => void {
+    this.holds += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+    };
   }
 
   /** Deletes the carried rows through `queue`, which may be bound to the caller's transaction. */
   async prune(queue: PrunableQueue): Promise<void> {
     const through = this.carried;
-    if (through <= this.pruned) return;
+    if (through <= this.pruned || this.holds > 0) return;
     await queue.deleteThrough(through);
     this.pruned = through;
   }

@@ -10,6 +10,22 @@ import { typedRows, type JsonCompactAnswer, type QueryParams, type TypedRows, ty
 /** Where RowBinary inserts wait for chDB to read them, under the warehouse directory. */
 const STAGING_DIRECTORY = 'tally-inserts';
 
+/** The database chDB keeps Tally's tables in. */
+const WAREHOUSE_DATABASE = 'default';
+
+const CONNECTION_ARGS = [
+  ...Object.entries({ ...WAREHOUSE_QUERY_SETTINGS, ...WAREHOUSE_INSERT_SETTINGS }).map(([name, value]) => `--${name}=${value}`),
+  // BACKUP and RESTORE write and read only under this path; a backup goes where the operator
+  // says (`tally backup DIR`). No statement from a request reaches chDB unparsed: HogQL and the
+  // insights print their own SQL, which never holds BACKUP or RESTORE.
+  '--backups.allowed_path=/',
+];
+
+/** A ClickHouse string literal. */
+function stringLiteral(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
 /** ClickHouse in-process through chDB, persisted under the data directory. */
 export class ChdbWarehouse implements Warehouse {
   readonly kind = 'chdb' as const;
@@ -26,8 +42,25 @@ export class ChdbWarehouse implements Warehouse {
     this.staging = path.join(directory, STAGING_DIRECTORY);
     fs.rmSync(this.staging, { recursive: true, force: true });
     fs.mkdirSync(this.staging);
-    const connectionArgs = Object.entries({ ...WAREHOUSE_QUERY_SETTINGS, ...WAREHOUSE_INSERT_SETTINGS }).map(([name, value]) => `--${name}=${value}`);
-    this.session = new Session(directory, { connectionArgs });
+    this.session = new Session(directory, { connectionArgs: CONNECTION_ARGS });
+  }
+
+  /**
+   * Writes a backup of the warehouse's database into `directory` (which must not exist yet) with
+   * ClickHouse's `BACKUP`: each table as it stands when the backup reaches it, so the caller keeps
+   * the tables from changing meanwhile when they must agree. Other statements of this warehouse
+   * wait for it.
+   */
+  async backupTo(directory: string): Promise<void> {
+    await this.command(`BACKUP DATABASE ${WAREHOUSE_DATABASE} TO File(${stringLiteral(directory)})`);
+  }
+
+  /**
+   * Fills this warehouse, empty, from a backup written by `backupTo`: the tables come back with
+   * their parts as they were, rows not merged yet included.
+   */
+  async restoreFrom(directory: string): Promise<void> {
+    await this.command(`RESTORE DATABASE ${WAREHOUSE_DATABASE} FROM File(${stringLiteral(directory)})`);
   }
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {

@@ -158,6 +158,11 @@ export class OutboxRelay {
     return !this.shared && this.flushes === this.drainedFlushes ? Promise.resolve() : this.runner.run();
   }
 
+  /** Keeps applied rows in the outbox until the returned release is called (see `QueueProgress.holdPruning`). */
+  holdPruning(): () => void {
+    return this.progress.holdPruning();
+  }
+
   /** Deletes the rows already applied: in the caller's transaction when given one. */
   pruneApplied(trx?: CatalogTransaction): Promise<void> {
     return this.progress.prune(trx ? this.outbox.withTransaction(trx) : this.outbox);
