@@ -9,6 +9,6 @@ export const IngestionHealthBody = Type.Object({
 
 /** `/_health`'s answer: `{"status":"ok"}` while healthy; the stalled ingestion's numbers with a 503. */
 export const HealthBody = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('ingestion_stalled')]),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('ingestion_stalled'), Type.Literal('store_unavailable')]),
   ingestion: Type.Optional(IngestionHealthBody),
 });
