@@ -21,11 +21,6 @@ const CONNECTION_ARGS = [
   '--backups.allowed_path=/',
 ];
 
-/** A ClickHouse string literal. */
-function stringLiteral(text: string): string {
-  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
 /** ClickHouse in-process through chDB, persisted under the data directory. */
 export class ChdbWarehouse implements Warehouse {
   readonly kind = 'chdb' as const;
@@ -52,7 +47,7 @@ export class ChdbWarehouse implements Warehouse {
    * wait for it.
    */
   async backupTo(directory: string): Promise<void> {
-    await this.command(`BACKUP DATABASE ${WAREHOUSE_DATABASE} TO File(${stringLiteral(directory)})`);
+    await this.command(`BACKUP DATABASE ${WAREHOUSE_DATABASE} TO File({directory:String})`, { directory });
   }
 
   /**
@@ -60,7 +55,7 @@ export class ChdbWarehouse implements Warehouse {
    * their parts as they were, rows not merged yet included.
    */
   async restoreFrom(directory: string): Promise<void> {
-    await this.command(`RESTORE DATABASE ${WAREHOUSE_DATABASE} FROM File(${stringLiteral(directory)})`);
+    await this.command(`RESTORE DATABASE ${WAREHOUSE_DATABASE} FROM File({directory:String})`, { directory });
   }
 
   async query<T>(sql: string, params: QueryParams = {}): Promise<T[]> {
