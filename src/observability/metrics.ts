@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IngestionHealthReport } from '../capture/ingestion-health.js';
 import type { AppContext } from '../context.js';
-import { SQLITE_FILE } from '../storage/catalog/catalog.js';
+import { warehouseSizeBytes } from '../storage/warehouse/warehouse-size.js';
 
 /** How long one reading of the stores (backlog, sizes) serves a scrape's gauges. */
 const READING_TTL_MS = 1000;
@@ -137,25 +134,8 @@ export class TallyMetrics {
   }
 
   private async readStores(): Promise<StoresReading> {
-    const { catalog, storedWarehouse, ingestionHealth, config } = this.context;
-    const [ingestion, [parts], catalogBytes] = await Promise.all([
-      ingestionHealth.check(),
-      storedWarehouse.query<{ bytes: string | number }>('SELECT sum(bytes_on_disk) AS bytes FROM system.parts WHERE active AND database = currentDatabase()'),
-      catalog.dialect === 'postgres'
-        ? sql<{ bytes: string }>`SELECT pg_database_size(current_database()) AS bytes`.execute(catalog.db).then(({ rows }) => Number(rows[0]?.bytes ?? 0))
-        : Promise.resolve(fileSizes(path.join(config.dataDir, SQLITE_FILE), ['', '-wal', '-shm'])),
-    ]);
-    return { ingestion, catalogBytes, warehouseBytes: Number(parts?.bytes ?? 0) };
+    const { catalog, storedWarehouse, ingestionHealth } = this.context;
+    const [ingestion, warehouseBytes, catalogBytes] = await Promise.all([ingestionHealth.check(), warehouseSizeBytes(storedWarehouse), catalog.sizeBytes()]);
+    return { ingestion, catalogBytes, warehouseBytes };
   }
-}
-
-/** The summed sizes of `file` with each suffix, those that exist. */
-function fileSizes(file: string, suffixes: readonly string[]): number {
-  return suffixes.reduce((total, suffix) => {
-    try {
-      return total + fs.statSync(file + suffix).size;
-    } catch {
-      return total;
-    }
-  }, 0);
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase, type Transaction } from 'kysely';
 import type { CatalogSchema } from './schema.js';
 import type { CatalogDialect } from './dialect.js';
 import { DeferredWalSync } from './deferred-wal-sync.js';
@@ -31,6 +31,8 @@ export interface Catalog {
    * backup, a few pages at a time between other work; writes made meanwhile are in the copy.
    */
   readonly backupTo: ((file: string) => Promise<void>) | null;
+  /** Bytes the catalog takes: the SQLite file with its WAL, or the PostgreSQL database. */
+  sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ function openSqlite(dataDir: string): Catalog {
     backupTo: async (file) => {
       await database.backup(file);
     },
+    sizeBytes: async () => fileSizes(database.name, ['', '-wal', '-shm']),
     close: async () => {
       await deferred?.close();
       await db.destroy();
@@ -111,8 +114,23 @@ function openPostgres(databaseUrl: string): Catalog {
     deferredSyncTransaction: (on, work) => on.transaction().execute(work),
     syncCommits: async () => undefined,
     backupTo: null,
+    sizeBytes: async () => {
+      const { rows } = await sql<{ bytes: string }>`SELECT pg_database_size(current_database()) AS bytes`.execute(db);
+      return Number(rows[0]?.bytes ?? 0);
+    },
     close: () => db.destroy(),
   };
+}
+
+/** The summed sizes of `file` with each suffix, of those that exist. */
+function fileSizes(file: string, suffixes: readonly string[]): number {
+  return suffixes.reduce((total, suffix) => {
+    try {
+      return total + fs.statSync(file + suffix).size;
+    } catch {
+      return total;
+    }
+  }, 0);
 }
 
 /** Opens the catalog and brings its schema to the latest version. */
