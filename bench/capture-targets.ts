@@ -4,7 +4,7 @@ import { openStores } from '../src/stores.js';
 import { createPostgresDatabase } from '../test/support/catalogs.js';
 import { spawnChdbHttpServer } from '../test/support/clickhouse-http/spawned-server.js';
 import { TallyServer, tempDataDir } from '../test/support/tally.js';
-import { cpuOf, memoryOf } from './memory.js';
+import { cpuOf, memoryOf, statCpuSeconds } from './memory.js';
 
 /** The fixed credentials of a shared deployment: every process serves the same project. */
 const PROJECT_TOKEN = 'phc_benchSharedStoresToken000000000';
@@ -101,9 +101,8 @@ function postgresCpuSeconds(): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-      const fields = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      // utime, stime, and the waited-for children's cutime, cstime: backends that ended count too.
-      seconds += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      // The waited-for children too: backends that ended count in their parent.
+      seconds += statCpuSeconds(`/proc/${entry}/stat`, true);
     } catch {
       // The process ended between the listing and the reads.
     }

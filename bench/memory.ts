@@ -7,14 +7,20 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
+/**
+ * CPU seconds (user + system) of a /proc stat file; with `children`, those of its ended children
+ * that it waited for too (cutime + cstime).
+ */
+export function statCpuSeconds(statFile: string, children = false): number {
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the line, cutime and cstime next.
+  const fields = fs.readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+  return ticks / CLOCK_TICKS_PER_SECOND;
+}
+
 /** CPU seconds (user + system) a process and its main thread have used, from /proc (Linux). */
 export function cpuOf(pid: number): { processSeconds: number; mainThreadSeconds: number } {
-  const ticks = (statFile: string) => {
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the line.
-    const fields = fs.readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-  };
-  return { processSeconds: ticks(`/proc/${pid}/stat`), mainThreadSeconds: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  return { processSeconds: statCpuSeconds(`/proc/${pid}/stat`), mainThreadSeconds: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** Linux's USER_HZ, 100 on every architecture Node runs on. */
