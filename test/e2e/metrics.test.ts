@@ -74,4 +74,17 @@ describe('Prometheus metrics on TALLY_METRICS_PORT', () => {
     assert.equal((await fetch(server.metricsUrl, { method: 'POST' })).status, 404);
     assert.equal((await server.get('/metrics', { key: null })).status, 404);
   });
+
+  test('over HTTP, /_health answers {"status":"ok"} and /_health/ingestion the numbers; another method is a 405 in PostHog body', async () => {
+    const health = await server.get('/_health', { key: null });
+    assert.deepEqual([health.status, health.body], [200, { status: 'ok' }]);
+    const ingestion = await server.get('/_health/ingestion', { key: null });
+    assert.deepEqual([ingestion.status, ingestion.body], [200, { lag_s: 0, backlog: 0, failing: false }]);
+    assert.match(ingestion.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    const posted = await server.post('/_health/ingestion', { backlog: 0 }, { key: null });
+    assert.deepEqual(
+      [posted.status, posted.body],
+      [405, { type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "POST" not allowed.', attr: null }],
+    );
+  });
 });
