@@ -92,8 +92,6 @@ export interface AppContext {
   ingestion: IngestionConsumer;
   /** Whether acknowledged events move into the warehouse, for /_health and the metrics. */
   ingestionHealth: IngestionHealth;
-  /** The capture log: acknowledged events until they are processed. */
-  captureLog: CaptureLog;
   /** The warnings list of the API. */
   ingestionWarningService: IngestionWarningService;
   /** Serialises every write to persons, from capture and from the persons API. */
@@ -219,7 +217,6 @@ export function createContext(
     relay,
     ingestion,
     ingestionHealth: new IngestionHealth(captureLog, ingestion.stats, config.ingestionStallSeconds),
-    captureLog,
     ingestionWarningService: new IngestionWarningService(ingestionWarnings),
     personWriteLock,
     capture,
