@@ -6,6 +6,7 @@ import { loadedServer } from '../loaded-server.js';
 import { comparisons, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import { summarize, timeApiAgainstRaw, timeFresh, type ApiRawCase } from '../timing.js';
 import type { SuiteOptions } from './suite.js';
+import { callApi } from '../api-client.js';
 
 /** A realistic large HogQL query: ten nested levels, filters at each, and a 1,000-item IN list. */
 export function realisticQuery(): string {
@@ -63,7 +64,7 @@ export async function hogqlSuite(options: SuiteOptions): Promise<Measurement[]> 
   const cases: ApiRawCase[] = QUERIES.map((query) => ({
     name: query.name,
     api: async (running) => {
-      const response = await running.post('/api/projects/1/query/', { query: { kind: 'HogQLQuery', query: query.hogql } });
+      const response = await callApi(running, 'POST', '/api/projects/1/query/', { query: { kind: 'HogQLQuery', query: query.hogql } });
       if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
     },
     raw: (warehouse) => warehouse.query(query.raw),

@@ -5,6 +5,7 @@ import { loadedServer, openRawWarehouse } from '../loaded-server.js';
 import { comparisons, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import { timeApiAgainstRaw, timeFresh, type ApiRawCase } from '../timing.js';
 import type { SuiteOptions } from './suite.js';
+import { callApi } from '../api-client.js';
 
 /** What a query's answer means, the same whichever side computed it: compared before anything is timed. */
 type Numbers = unknown;
@@ -463,7 +464,7 @@ export async function insightsSuite(options: SuiteOptions): Promise<Measurement[
   const timed: ApiRawCase[] = cases.map((entry) => ({
     name: entry.name,
     api: async (running) => {
-      const response = await running.post(entry.path, entry.body);
+      const response = await callApi(running, 'POST', entry.path, entry.body);
       if (response.status !== 200) throw new Error(`${entry.name}: ${response.status} ${response.text}`);
     },
     raw: entry.raw,

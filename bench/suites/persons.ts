@@ -4,6 +4,7 @@ import { Random } from '../random.js';
 import { comparisons, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import type { SuiteOptions } from './suite.js';
 import { timeApiAgainstRaw, timeFresh, type ApiRawCase } from '../timing.js';
+import { callApi } from '../api-client.js';
 
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'CA'];
@@ -78,7 +79,7 @@ export async function personsSuite(options: SuiteOptions): Promise<Measurement[]
   const timed: ApiRawCase[] = cases.map((query) => ({
     name: query.name,
     api: async (running) => {
-      const response = await running.get(query.url);
+      const response = await callApi(running, 'GET', query.url);
       if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
     },
     raw: async (warehouse) => {

@@ -3,6 +3,7 @@ import { loadedServer } from '../loaded-server.js';
 import { comparisons, loadMeasurement, peakMeasurements, type Measurement } from '../report.js';
 import type { SuiteOptions } from './suite.js';
 import { timeApiAgainstRaw, timeFresh, type ApiRawCase } from '../timing.js';
+import { callApi } from '../api-client.js';
 
 interface TrendQuery {
   name: string;
@@ -73,7 +74,7 @@ export async function trendsSuite(options: SuiteOptions): Promise<Measurement[]>
   const cases: ApiRawCase[] = QUERIES.map((query) => ({
     name: query.name,
     api: async (running) => {
-      const response = await running.post('/api/projects/1/insights/trend/', query.body);
+      const response = await callApi(running, 'POST', '/api/projects/1/insights/trend/', query.body);
       if (response.status !== 200) throw new Error(`${query.name}: ${response.status} ${response.text}`);
     },
     raw: (warehouse) => warehouse.query(query.raw),
