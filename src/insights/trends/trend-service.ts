@@ -18,6 +18,7 @@ import { planBreakdown, ALL_USERS_COHORT, type BreakdownBuckets } from './breakd
 import { queryRankedBreakdown, ranksInSeriesQuery } from './ranked-breakdown.js';
 import { formulaItems } from './formula-series.js';
 import { querySeriesTogether, sharesScan } from './shared-scan.js';
+import { countableByHour, queryHourlyCounts } from './hourly-event-counts.js';
 import { querySeries, type SeriesQueryWithoutBreakdown, type SeriesRow } from './series-query.js';
 import { UnknownAction } from './series-scope.js';
 import { aggregateItems, markComparison, timeSeriesItems, type SeriesItem, type ShapeContext } from './trend-series.js';
@@ -142,12 +143,20 @@ export class TrendService {
     return { plan, rows: await querySeries({ ...query, breakdown: plan }, this.warehouse) };
   }
 
-  /** The rows of the series that can share one scan, when there are at least two of them. */
-  private async sharedScanRows(queries: SeriesQueryWithoutBreakdown[]): Promise<Map<SeriesQueryWithoutBreakdown, SeriesRow[]>> {
-    const sharing = queries.filter(sharesScan);
-    if (sharing.length < 2) return new Map();
-    const rows = await querySeriesTogether(sharing, this.warehouse);
-    return new Map(sharing.map((query, index) => [query, rows[index]!]));
+  /**
+   * The rows of the series answered together without a breakdown: those hourly counts give (all
+   * in one query), then those that can share one scan, when at least two of them are left.
+   */
+  private async rowsTogether(queries: SeriesQueryWithoutBreakdown[]): Promise<Map<SeriesQueryWithoutBreakdown, SeriesRow[]>> {
+    const together = new Map<SeriesQueryWithoutBreakdown, SeriesRow[]>();
+    const hourly = queries.filter(countableByHour);
+    const hourlyRows = await queryHourlyCounts(hourly, this.warehouse);
+    hourly.forEach((query, index) => together.set(query, hourlyRows[index]!));
+    const sharing = queries.filter((query) => !together.has(query) && sharesScan(query));
+    if (sharing.length < 2) return together;
+    const sharedRows = await querySeriesTogether(sharing, this.warehouse);
+    sharing.forEach((query, index) => together.set(query, sharedRows[index]!));
+    return together;
   }
 
   private async runPeriod(
@@ -183,7 +192,7 @@ export class TrendService {
       timeSeries,
       firstSeenOnly: filter.display === CUMULATIVE_DISPLAY,
     }));
-    const sharedRows = breakdown ? new Map<SeriesQueryWithoutBreakdown, SeriesRow[]>() : await this.sharedScanRows(queries);
+    const sharedRows = breakdown ? new Map<SeriesQueryWithoutBreakdown, SeriesRow[]>() : await this.rowsTogether(queries);
     const results: EntityResult[] = [];
     for (const query of queries) {
       const { entity } = query.series;

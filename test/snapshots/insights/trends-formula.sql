@@ -3,17 +3,18 @@
 -- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/insight-sql-snapshots.test.js
 
 -- query 1 of 1 (query)
-SELECT toDate(toDateTime(e.timestamp, {timezone:String})) AS bucket, countIf((e.event = {p_2:String})) AS value_0, countIf((e.event = {p_3:String})) AS value_1
+SELECT toDate(toDateTime(toStartOfHour(e.timestamp), {timezone:String})) AS bucket, e.event AS event, count() AS value
 FROM events AS e
-PREWHERE e.team_id = {team_id:Int64} AND e.timestamp >= {p_0:DateTime64(6, 'UTC')} AND e.timestamp <= {p_1:DateTime64(6, 'UTC')}
-WHERE ((e.event = {p_2:String}) OR (e.event = {p_3:String}))
-GROUP BY bucket;
+WHERE e.team_id = {team_id:Int64} AND toStartOfHour(e.timestamp) >= toStartOfHour({p_0:DateTime64(6, 'UTC')}) AND toStartOfHour(e.timestamp) <= toStartOfHour({p_1:DateTime64(6, 'UTC')}) AND e.event IN {p_2:Array(String)}
+GROUP BY bucket, event;
 -- params:
 -- {
 --   "p_0": "2026-01-08 00:00:00.000000",
 --   "p_1": "2026-01-15 23:59:59.999999",
---   "p_2": "$pageview",
---   "p_3": "sign up",
+--   "p_2": [
+--     "$pageview",
+--     "sign up"
+--   ],
 --   "team_id": 1,
 --   "timezone": "UTC"
 -- }
