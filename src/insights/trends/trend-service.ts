@@ -151,11 +151,11 @@ export class TrendService {
     const together = new Map<SeriesQueryWithoutBreakdown, SeriesRow[]>();
     const hourly = queries.filter(countableByHour);
     const hourlyRows = await queryHourlyCounts(hourly, this.warehouse);
-    hourly.forEach((query, index) => together.set(query, hourlyRows[index]!));
+    for (const [index, query] of hourly.entries()) together.set(query, hourlyRows[index]!);
     const sharing = queries.filter((query) => !together.has(query) && sharesScan(query));
     if (sharing.length < 2) return together;
     const sharedRows = await querySeriesTogether(sharing, this.warehouse);
-    sharing.forEach((query, index) => together.set(query, sharedRows[index]!));
+    for (const [index, query] of sharing.entries()) together.set(query, sharedRows[index]!);
     return together;
   }
 
