@@ -85,9 +85,22 @@ export async function loadedServer<Fresh>(
   return { server, seconds, loadPeakMb, reusedFrom: null, fresh };
 }
 
-/** The warehouse of a stopped server's data directory, opened directly as the raw side of a comparison. */
+/** The warehouse of a stopped server's data directory, opened directly. */
 export function openRawWarehouse(dataDir: string): ChdbWarehouse {
   return new ChdbWarehouse(path.join(loadConfig({ TALLY_DATA_DIR: dataDir }).dataDir, WAREHOUSE_DIRECTORY));
+}
+
+/**
+ * The raw side of a timed comparison: the stopped server's warehouse read as PostHog's events
+ * table, without what Tally derives from it. The hand-written SQL parses event properties' JSON
+ * instead of reading Tally's property columns, and this session turns projections off, so Tally's
+ * hourly counts serve Tally's queries only: the raw side stands for ClickHouse SQL on PostHog's
+ * schema, which has neither.
+ */
+export async function openHandWrittenSide(dataDir: string): Promise<ChdbWarehouse> {
+  const warehouse = openRawWarehouse(dataDir);
+  await warehouse.command('SET optimize_use_projections = 0');
+  return warehouse;
 }
 
 /**

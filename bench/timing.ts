@@ -1,6 +1,6 @@
 import type { ChdbWarehouse } from '../src/storage/warehouse/chdb-warehouse.js';
 import type { TallyServer } from '../test/support/tally.js';
-import { openRawWarehouse } from './loaded-server.js';
+import { openHandWrittenSide } from './loaded-server.js';
 import { memoryOf } from './memory.js';
 
 export interface Timing {
@@ -99,7 +99,7 @@ export async function timeApiAgainstRaw(server: TallyServer, cases: readonly Api
   const timeRaw = async () => {
     if (serverRunning) await server.stop();
     serverRunning = false;
-    const warehouse = openRawWarehouse(server.dataDir);
+    const warehouse = await openHandWrittenSide(server.dataDir);
     parts ||= await activeParts(warehouse);
     for (const entry of cases) samples.raw.get(entry.name)!.push(...(await sampleRuns(() => entry.raw(warehouse))));
     await warehouse.close();
@@ -137,7 +137,7 @@ export async function timeFresh(server: TallyServer, cases: readonly ApiRawCase[
   }
   const apiEnded = (performance.now() - queryable) / 1000;
   await server.stop();
-  const warehouse = openRawWarehouse(server.dataDir);
+  const warehouse = await openHandWrittenSide(server.dataDir);
   // Holds for this session only: the next one opened on the directory merges again (measured).
   await warehouse.command('SYSTEM STOP MERGES');
   const parts = await activeParts(warehouse);
