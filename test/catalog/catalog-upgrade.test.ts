@@ -34,7 +34,12 @@ const LOCATIONS = [
       const database = await createPostgresDatabase();
       return {
         options: { databaseUrl: database.url, dataDir: tempDataDir('tally-unused-') } satisfies CatalogOptions,
-        raw: () => new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) }),
+        raw: () => {
+          const pool = new pg.Pool({ connectionString: database.url });
+          // The database is dropped with FORCE at the end, which ends any connection still idle here.
+          pool.on('error', () => undefined);
+          return new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+        },
         drop: () => database.drop(),
       };
     },

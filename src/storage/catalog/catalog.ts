@@ -106,6 +106,9 @@ function openSqlite(dataDir: string): Catalog {
 
 function openPostgres(databaseUrl: string): Catalog {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // PostgreSQL ends idle connections when it restarts, fails over or drops the database: the pool
+  // discards such a client and the next query opens a new one. Unheard, the error would end the process.
+  pool.on('error', () => undefined);
   const db = new Kysely<CatalogSchema>({ dialect: new PostgresDialect({ pool }), plugins: [new NulFreeParameters()] });
   return {
     db,
