@@ -6,6 +6,7 @@ import { isIllegalMergeId, MAX_DISTINCT_ID_LENGTH, truncateCodePoints } from './
 import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
 import type { NormalizedEvent, PersonUpdate } from './normalize-event.js';
 import type { PersonBatch, PersonState } from './person-batch.js';
+import { HOUR_MS } from '../util/time.js';
 
 /** What an event row records about its person at ingestion time. */
 export interface EventPerson {
@@ -15,8 +16,6 @@ export interface EventPerson {
   personCreatedAt: string | null;
   personMode: 'full' | 'propertyless';
 }
-
-const HOUR_MS = 3_600_000;
 
 /** A merge source as a distinct id: text, cut to the length capture keeps of any distinct id. */
 function mergeIdOf(value: unknown): string {

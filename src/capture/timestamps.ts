@@ -1,4 +1,5 @@
 import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js';
+import { HOUR_MS } from '../util/time.js';
 
 /**
  * Event time as PostHog's capture computes it. Times are epoch
@@ -7,7 +8,6 @@ import { ingestionWarning, type IngestionWarning } from './ingestion-warning.js'
 
 const ISO_LIKE = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|[+-]\d{2}(?::?\d{2})?)?$/i;
 const NUMERIC = /^-?\d+(\.\d+)?$/;
-const HOUR_MS = 3_600_000;
 const FUTURE_TOLERANCE_MS = 23 * HOUR_MS;
 /** The warehouse's DateTime64 columns hold 1900-01-01 to 2299-12-31; the future clamp keeps times far below the end. */
 const MIN_STORABLE_TIME_MS = Date.UTC(1900, 0, 1);

@@ -4,6 +4,7 @@ import { SqlParams } from '../../query/sql-params.js';
 import type { Warehouse } from '../../storage/warehouse/warehouse.js';
 import { bucketExpression } from './series-math.js';
 import type { SeriesQueryWithoutBreakdown, SeriesRow } from './series-query.js';
+import { HOUR_MS } from '../../util/time.js';
 
 /**
  * Trend series that only count named events (or all events) over whole hours, answered from the
@@ -13,8 +14,6 @@ import type { SeriesQueryWithoutBreakdown, SeriesRow } from './series-query.js';
  * projection; where the projection is missing from a part, ClickHouse counts that part's events,
  * so the answer is the same either way.
  */
-
-const HOUR_MS = 3_600_000;
 
 const startsHour = (at: DateTime) => at.toMillis() % HOUR_MS === 0;
 /** The range's upper bound is inclusive: the last millisecond of an hour (written `…:59:59.999999`). */
