@@ -6,7 +6,8 @@
 SELECT toDate(toDateTime(toStartOfHour(e.timestamp), {timezone:String})) AS bucket, e.event AS event, count() AS value
 FROM events AS e
 WHERE e.team_id = {team_id:Int64} AND toStartOfHour(e.timestamp) >= toStartOfHour({p_0:DateTime64(6, 'UTC')}) AND toStartOfHour(e.timestamp) <= toStartOfHour({p_1:DateTime64(6, 'UTC')}) AND e.event IN {p_2:Array(String)}
-GROUP BY bucket, event;
+GROUP BY bucket, event
+SETTINGS max_threads = 1, optimize_use_implicit_projections = 0;
 -- params:
 -- {
 --   "p_0": "2026-01-08 00:00:00.000000",
