@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CoordinatedWork, CoordinationChannel, PostgresCoordination, SoleProcess } from '../../src/storage/catalog/process-coordination.js';
+import pg from 'pg';
+import {
+  CoordinatedWork,
+  CoordinationChannel,
+  LOCK_CLASS,
+  LockLost,
+  PostgresCoordination,
+  SoleProcess,
+} from '../../src/storage/catalog/process-coordination.js';
 import { createPostgresDatabase, POSTGRES_SKIP_REASON } from '../support/catalogs.js';
 
 /** Resolves once `check` holds, polling; fails after `withinMs`. */
@@ -88,6 +96,34 @@ describe('processes coordinated through PostgreSQL', { skip: POSTGRES_SKIP_REASO
     assert.equal(order.length, 4);
     assert.match(order.join(','), /^(a starts,a ends,b starts,b ends|b starts,b ends,a starts,a ends)$/);
   });
+
+  for (const call of ['exclusively', 'ifNoneElse'] as const) {
+    test(`${call}: when the lock's connection is ended during the work, the work finishes, the call fails saying so, and the lock is free`, async () => {
+      const holder = coordination();
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      try {
+        const steps: string[] = [];
+        const outcome = holder[call](CoordinatedWork.Jobs, async () => {
+          const ended = await admin.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_locks
+             WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 2 AND granted`,
+            [LOCK_CLASS, CoordinatedWork.Jobs],
+          );
+          assert.equal(ended.rowCount, 1);
+          // The ended session's error reaches the client while the work goes on.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          steps.push('work done');
+          return 'done';
+        });
+        await assert.rejects(outcome, (error: unknown) => error instanceof LockLost && /Jobs work broke while the work ran/.test(error.message));
+        assert.deepEqual(steps, ['work done']);
+        assert.equal(await coordination().ifNoneElse(CoordinatedWork.Jobs, async () => 'ran'), 'ran');
+      } finally {
+        await admin.end();
+      }
+    });
+  }
 
   test('a signal reaches the other processes, payloads sent together arriving as one', async () => {
     const sender = coordination();

@@ -15,6 +15,19 @@ export enum CoordinatedWork {
   Jobs = 3,
 }
 
+/** The connection holding a kind of work's lock broke while the work ran: another process may have done it too. */
+export class LockLost extends Error {
+  constructor(kind: CoordinatedWork, cause: unknown) {
+    super(
+      `the PostgreSQL connection holding the lock of ${CoordinatedWork[kind]} work broke while the work ran; another process may have run it at the same time`,
+      {
+        cause,
+      },
+    );
+    this.name = 'LockLost';
+  }
+}
+
 /** Tally's advisory lock class: the first key of every two-key advisory lock it takes. */
 export const LOCK_CLASS = 0x7a11;
 
@@ -122,23 +135,34 @@ export class PostgresCoordination implements ProcessCoordination {
 
   async exclusively<T>(kind: CoordinatedWork, work: () => Promise<T>): Promise<T> {
     // A connection of its own: the blocking wait must not hold up the coordination session.
-    const client = new pg.Client({ connectionString: this.connectionString });
-    await client.connect();
-    try {
-      await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, kind]);
-      return await work();
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    const ran = await this.holdingLock(kind, 'SELECT true AS taken FROM pg_advisory_lock($1, $2)', work);
+    // pg_advisory_lock returns only once it holds the lock.
+    return ran!.result;
   }
 
   async ifNoneElse<T>(kind: CoordinatedWork, work: () => Promise<T>): Promise<T | null> {
+    const ran = await this.holdingLock(kind, 'SELECT pg_try_advisory_lock($1, $2) AS taken', work);
+    return ran === null ? null : ran.result;
+  }
+
+  /**
+   * Runs `work` once `lockQuery` took `kind`'s lock on a connection of its own; null when it did
+   * not. PostgreSQL releases the lock with the session: if the connection breaks while the work
+   * runs (a restart, a failover, the session ended by an administrator), another process may
+   * have started the same work meanwhile, so the call fails once the work is over rather than
+   * vouch for it, and the connection's error is heard (unheard, it would end the process).
+   */
+  private async holdingLock<T>(kind: CoordinatedWork, lockQuery: string, work: () => Promise<T>): Promise<{ result: T } | null> {
     const client = new pg.Client({ connectionString: this.connectionString });
+    let broken: unknown = null;
+    client.on('error', (error) => (broken ??= error));
     await client.connect();
     try {
-      const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [LOCK_CLASS, kind]);
+      const { rows } = await client.query<{ taken: boolean }>(lockQuery, [LOCK_CLASS, kind]);
       if (!rows[0]?.taken) return null;
-      return await work();
+      const result = await work();
+      if (broken !== null) throw new LockLost(kind, broken);
+      return { result };
     } finally {
       await client.end().catch(() => undefined);
     }
