@@ -15,6 +15,7 @@ import { ApiError } from './errors.js';
 import { runQueuedJobs } from './jobs/jobs.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './storage/data-dir-lock.js';
+import { LockLost } from './storage/catalog/process-coordination.js';
 import { openStores, type OpenStores } from './stores.js';
 
 function list(value: string): string[] {
@@ -240,7 +241,7 @@ function postJson(url: string, body: unknown, headers: Record<string, string>): 
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  const explained = [DataDirLockedError, ConfigError, CliError, BackupError, UpgradeRefused].some((kind) => error instanceof kind);
+  const explained = [DataDirLockedError, ConfigError, CliError, BackupError, UpgradeRefused, LockLost].some((kind) => error instanceof kind);
   if (explained && error instanceof Error) {
     console.error(`tally: ${error.message}`);
   } else if (error instanceof ApiError) {
