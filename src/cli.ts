@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
+#!/usr/bin/env -S node --max-semi-space-size=32 --single-threaded-gc
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
