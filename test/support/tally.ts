@@ -55,6 +55,14 @@ function createClickhouseDatabaseSync(url: string): string {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = path.join(ROOT, 'dist/src/cli.js');
 
+/** The Node flags the `tally` binary runs with: its shebang's, which `npm start` repeats. */
+export function cliNodeFlags(): string[] {
+  const shebang = fs.readFileSync(CLI, 'utf8').split('\n', 1)[0]!;
+  const match = /^#!\/usr\/bin\/env -S node((?: --\S+)*)$/.exec(shebang);
+  if (!match) throw new Error(`unexpected shebang in ${CLI}: ${shebang}`);
+  return match[1]!.trim().split(' ').filter(Boolean);
+}
+
 export function tempDataDir(prefix = 'tally-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -110,8 +118,8 @@ export class TallyServer {
 
   async start(): Promise<void> {
     this.stdout = '';
-    // With `npm start`'s flags (see the README on why): measured the way users run it.
-    const child = spawn(process.execPath, ['--max-semi-space-size=32', '--single-threaded-gc', CLI, 'serve'], {
+    // With the binary's flags (see the README on why): tested and measured the way users run it.
+    const child = spawn(process.execPath, [...cliNodeFlags(), CLI, 'serve'], {
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TALLY_DATA_DIR: this.dataDir, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
