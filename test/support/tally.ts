@@ -55,12 +55,16 @@ function createClickhouseDatabaseSync(url: string): string {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = path.join(ROOT, 'dist/src/cli.js');
 
-/** The Node flags the `tally` binary runs with: its shebang's, which `npm start` repeats. */
-export function cliNodeFlags(): string[] {
+/** How the `tally` binary starts Node: its shebang's environment assignments and Node flags, which `npm start` repeats. */
+export function cliLaunch(): { env: Record<string, string>; flags: string[] } {
   const shebang = fs.readFileSync(CLI, 'utf8').split('\n', 1)[0]!;
-  const match = /^#!\/usr\/bin\/env -S node((?: --\S+)*)$/.exec(shebang);
+  const match = /^#!\/usr\/bin\/env -S((?: [A-Z_]+=\S+)*) node((?: --\S+)*)$/.exec(shebang);
   if (!match) throw new Error(`unexpected shebang in ${CLI}: ${shebang}`);
-  return match[1]!.trim().split(' ').filter(Boolean);
+  const words = (text: string) => text.trim().split(' ').filter(Boolean);
+  const env = Object.fromEntries(
+    words(match[1]!).map((assignment) => [assignment.slice(0, assignment.indexOf('=')), assignment.slice(assignment.indexOf('=') + 1)]),
+  );
+  return { env, flags: words(match[2]!) };
 }
 
 export function tempDataDir(prefix = 'tally-test-'): string {
@@ -119,8 +123,9 @@ export class TallyServer {
   async start(): Promise<void> {
     this.stdout = '';
     // With the binary's flags (see the README on why): tested and measured the way users run it.
-    const child = spawn(process.execPath, [...cliNodeFlags(), CLI, 'serve'], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TALLY_DATA_DIR: this.dataDir, ...this.env },
+    const launch = cliLaunch();
+    const child = spawn(process.execPath, [...launch.flags, CLI, 'serve'], {
+      env: { ...process.env, ...launch.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TALLY_DATA_DIR: this.dataDir, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

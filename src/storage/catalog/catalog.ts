@@ -76,11 +76,11 @@ function openSqlite(dataDir: string): Catalog {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // Capture reads and rewrites persons in batches of thousands, all over the file: 128 MB of page
-  // cache holds the whole catalog of a million events (about 100 MB), where 64 MB held two thirds of
-  // it. SQLite takes the memory as pages are read, so a small catalog costs no more; 256 MB added
-  // 230 MB to the peak RSS of loading a million persons, with no gain there.
-  database.pragma('cache_size = -131072');
+  // The page cache is SQLite's own copy of pages the operating system caches anyway; a miss costs a
+  // read from that cache, not the disk. Loading a million events, 32 MB instead of 128 MB lowered
+  // the server's peak RSS by 60-75 MB with no more CPU per event (alternating runs); SQLite takes
+  // the memory as pages are read, so a small catalog costs less still.
+  database.pragma('cache_size = -32768');
   // A checkpoint runs inside the commit that crosses this many WAL pages (512 MB), holding the
   // event loop while it copies and syncs: fewer, larger ones copy a page a run of batches keeps
   // rewriting once, not once per 64 MB. The WAL file keeps its largest size until the catalog closes.
