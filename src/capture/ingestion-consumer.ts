@@ -39,12 +39,12 @@ const BATCH_EVENTS = 20_000;
 const BATCH_ROW_BYTES = 64 * 1024 * 1024;
 
 /**
- * Unprocessed events at which capture waits before answering (see `admit`): three batches, so
- * captures go on while a full batch is processed and the consumer waits on a store. It costs
- * memory: on the 1M-event bench, two batches had 300 MB more peak RSS than one (measured before
- * rows left the heap), and three about 50 MB more than two, for about 4% more events/s.
+ * Unprocessed events at which capture waits before answering (see `admit`): two batches, so
+ * captures go on while a full batch is processed and the consumer waits on a store. Each batch
+ * more costs memory: loading 1M events, a third batch added 30–50 MB of peak RSS for no CPU per
+ * event or events/s that alternating loads could tell apart.
  */
-const MAX_BACKLOG_EVENTS = 60_000;
+const MAX_BACKLOG_EVENTS = 40_000;
 
 /** How long logged events may wait for a batch to fill before they are processed anyway. */
 const BATCH_FILL_MS = 1000;
