@@ -1,9 +1,11 @@
 // Runs every compiled test file with node's test runner (`npm test` builds first, in pretest).
 // With TEST_DATABASE_URL (a PostgreSQL server where databases may be created, as .ci/run sets
-// up), the catalog tests include PostgreSQL, the end-to-end tests run a second time with every
-// test server on a fresh PostgreSQL catalog, and a third time with that catalog and a database
-// of its own on the ClickHouse-compatible test server (chDB behind ClickHouse's HTTP interface),
-// so the ClickHouse-server warehouse runs every end-to-end test too.
+// up), the catalog tests include PostgreSQL, and the end-to-end tests run a second time with
+// every test server on a fresh PostgreSQL catalog and a database of its own on the
+// ClickHouse-compatible test server (chDB behind ClickHouse's HTTP interface), so each backend
+// runs every end-to-end test. The mixed pair (PostgreSQL catalog, embedded chDB warehouse) adds
+// nothing to the queries' or the catalog's code paths, so it runs only the files about the
+// process and its data directory, where that pair is a configuration of its own.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,11 +54,17 @@ if (files.length === 0) {
 let status = await run('embedded stores (SQLite catalog, chDB warehouse)', files);
 const postgres = process.env.TEST_DATABASE_URL;
 const endToEnd = files.filter((file) => file.includes(`${path.sep}e2e${path.sep}`) || file.includes(`${path.sep}sdk${path.sep}`));
+const processAndDataDirectory = ['bootstrap', 'capture-crash', 'cli'].map((name) => `${path.sep}e2e${path.sep}${name}.test.js`);
+const mixedBackends = endToEnd.filter((file) => processAndDataDirectory.some((suffix) => file.endsWith(suffix)));
 if (postgres && endToEnd.length > 0) {
-  status = (await run('end-to-end again on a PostgreSQL catalog', endToEnd, { TEST_E2E_POSTGRES_URL: postgres })) || status;
   status =
     (await runOnClickhouseServer('end-to-end again on a PostgreSQL catalog and the ClickHouse test server', endToEnd, { TEST_E2E_POSTGRES_URL: postgres })) ||
     status;
+  if (mixedBackends.length > 0) {
+    status =
+      (await run('process and data directory on a PostgreSQL catalog with the embedded warehouse', mixedBackends, { TEST_E2E_POSTGRES_URL: postgres })) ||
+      status;
+  }
 } else if (!postgres) {
   console.log('\n# end-to-end on PostgreSQL and the ClickHouse test server skipped: TEST_DATABASE_URL is not set');
 }

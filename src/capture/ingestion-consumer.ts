@@ -40,8 +40,8 @@ const BATCH_ROW_BYTES = 64 * 1024 * 1024;
 
 /**
  * Unprocessed events at which capture waits before answering (see `admit`): two batches, so
- * captures go on while a full batch is processed and the consumer waits on a store. Each batch
- * more costs memory: loading 1M events, a third batch added 30–50 MB of peak RSS for no CPU per
+ * captures go on while a full batch is processed and the consumer waits on a store. Each further
+ * batch costs memory: loading 1M events, a third batch added 30–50 MB of peak RSS for no CPU per
  * event or events/s that alternating loads could tell apart.
  */
 const MAX_BACKLOG_EVENTS = 40_000;
