@@ -249,7 +249,11 @@ export class PersonBatch {
       }
       persons.push([distinctId, stored]);
     }
-    this.cache.remember(this.teamId, persons);
+    this.cache.remember(
+      this.teamId,
+      persons,
+      this.mergedAway.map((person) => person.id!),
+    );
   }
 
   private link(distinctId: string, person: PersonState): void {

@@ -22,49 +22,79 @@ export interface CachedPerson {
  * persons without reading the catalog: the same users send event after event, and their lookup
  * was a third of the catalog time of ingestion.
  *
+ * Distinct ids map to person ids, and each person is held once: a batch that writes a person
+ * through one of its ids thereby updates what every other cached id of that person finds, which
+ * a copy per id would leave stale (and the next write through such an id would undo the first).
+ *
  * It holds only what is known committed (the consumer tells it after each commit) and is
  * coherent only while the consumer alone changes persons: the consumer empties it whenever
  * another holder of the person write lock (the persons API) or a failure came between. As the
  * lock itself, it assumes one Tally process writes the catalog's persons.
  */
 export class PersonCache {
-  /** By team, then distinct id; a map's order is the order ids were first remembered. */
-  private readonly teams = new Map<number, Map<string, CachedPerson>>();
+  /** By team, then distinct id, the person id; a map's order is the order ids were first remembered. */
+  private readonly teams = new Map<number, Map<string, number>>();
+  /** By person id (unique across projects), the person and how many cached ids name it. */
+  private readonly persons = new Map<number, { person: CachedPerson; ids: number }>();
   private size = 0;
 
   constructor(private readonly maxDistinctIds = MAX_CACHED_DISTINCT_IDS) {}
 
   get(teamId: number, distinctId: string): CachedPerson | undefined {
-    return this.teams.get(teamId)?.get(distinctId);
+    const personId = this.teams.get(teamId)?.get(distinctId);
+    return personId === undefined ? undefined : this.persons.get(personId)?.person;
   }
 
-  /** Records committed facts: the person of each distinct id, or none (null). */
-  remember(teamId: number, persons: Iterable<[distinctId: string, person: CachedPerson | null]>): void {
+  /**
+   * Records committed facts: the person of each distinct id, or none (null), and the persons that
+   * no longer exist (merged away), which no id finds any more.
+   */
+  remember(teamId: number, links: Iterable<[distinctId: string, person: CachedPerson | null]>, deletedPersonIds: Iterable<number> = []): void {
     let team = this.teams.get(teamId);
     if (!team) {
       team = new Map();
       this.teams.set(teamId, team);
     }
-    const before = team.size;
-    for (const [distinctId, person] of persons) {
-      if (person === null) team.delete(distinctId);
-      else team.set(distinctId, person);
+    for (const personId of deletedPersonIds) this.persons.delete(personId);
+    for (const [distinctId, person] of links) {
+      const previous = team.get(distinctId);
+      if (previous !== undefined) this.release(previous);
+      if (person === null) {
+        if (previous !== undefined) {
+          team.delete(distinctId);
+          this.size -= 1;
+        }
+        continue;
+      }
+      if (previous === undefined) this.size += 1;
+      team.set(distinctId, person.id);
+      const held = this.persons.get(person.id);
+      this.persons.set(person.id, { person, ids: (held?.ids ?? 0) + 1 });
     }
-    this.size += team.size - before;
     this.evictOldest();
   }
 
   clear(): void {
     this.teams.clear();
+    this.persons.clear();
     this.size = 0;
+  }
+
+  /** One cached id fewer names this person; with none left, the person goes too. */
+  private release(personId: number): void {
+    const held = this.persons.get(personId);
+    if (!held) return;
+    if (held.ids <= 1) this.persons.delete(personId);
+    else held.ids -= 1;
   }
 
   /** Forgets the ids first remembered longest ago, a team at a time, until within the bound. */
   private evictOldest(): void {
     for (const [teamId, team] of this.teams) {
-      for (const distinctId of team.keys()) {
+      for (const [distinctId, personId] of team) {
         if (this.size <= this.maxDistinctIds) return;
         team.delete(distinctId);
+        this.release(personId);
         this.size -= 1;
       }
       if (team.size === 0) this.teams.delete(teamId);

@@ -59,6 +59,9 @@ function batches(): LoggedEvent[][] {
       event('$pageview', 'user-1', 7),
       event('$pageview', 'ghost', 7),
     ],
+    // A write through one id of a person whose other ids the cache also holds.
+    [event('$pageview', 'user-1', 8, { $set: { plan: 'team' } })],
+    [event('$pageview', 'mobile-1', 9, { $set: { seats: 3 } })],
   ];
 }
 
@@ -147,5 +150,36 @@ describe('person cache', () => {
 
     cache.clear();
     assert.equal(cache.get(2, 'c'), undefined);
+  });
+
+  test('every id of a person finds the version last remembered through any of them, until the person is merged away or evicted', () => {
+    const cache = new PersonCache(3);
+    cache.remember(1, [
+      ['anon', person(7)],
+      ['user', person(7)],
+    ]);
+    cache.remember(1, [['user', { ...person(7), propertiesJson: '{"plan":"pro"}', version: 1 }]]);
+    assert.deepEqual(
+      ['anon', 'user'].map((id) => cache.get(1, id)?.propertiesJson),
+      ['{"plan":"pro"}', '{"plan":"pro"}'],
+    );
+
+    cache.remember(1, [['other', person(8)]], [7]);
+    assert.equal(cache.get(1, 'anon'), undefined, 'a person merged away is found by none of its ids');
+    cache.remember(1, [
+      ['anon', person(8)],
+      ['user', person(8)],
+    ]);
+    assert.deepEqual(
+      ['anon', 'user', 'other'].map((id) => cache.get(1, id)?.id),
+      [8, 8, 8],
+    );
+
+    cache.remember(1, [['late', person(9)]]);
+    assert.equal(cache.get(1, 'anon'), undefined, 'the earliest-remembered id is evicted');
+    assert.deepEqual(
+      ['user', 'other', 'late'].map((id) => cache.get(1, id)?.id),
+      [8, 8, 9],
+    );
   });
 });

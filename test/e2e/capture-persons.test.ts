@@ -97,6 +97,16 @@ describe('capture: person processing', () => {
     await send([
       { event: 'e', distinct_id: 'keys-11', properties: JSON.parse('{"$set_once":{"toString":"ignored","hasOwnProperty":"h"},"$set":{"__proto__":{"n":2}}}') },
     ]);
+    // Writes through two ids of one person, each batch processed before the next is sent (an API
+    // request waits for ingestion): the second write keeps what the first set.
+    const processed = () => server.bodyOf('GET', '/api/users/@me/');
+    await send([{ event: '$identify', distinct_id: 'user-12', properties: { $anon_distinct_id: 'anon-12', $set: { plan: 'free' } } }]);
+    await processed();
+    await send([{ event: 'upgraded', distinct_id: 'user-12', properties: { $set: { plan: 'pro' } } }]);
+    await processed();
+    await send([{ event: 'invited', distinct_id: 'anon-12', properties: { $set: { seats: 3 } } }]);
+    await processed();
+    await send([{ event: 'renamed', distinct_id: 'user-12', properties: { $set_once: { first_name: 'Ada' } } }]);
     await server.stop();
     data = await readStoredData(server);
   });
@@ -133,6 +143,15 @@ describe('capture: person processing', () => {
     assert.equal(identified.properties.email, 'u2@x.io');
     assert.equal(identified.properties.$initial_browser, 'Firefox');
     assert.equal(identified.created_at, '2024-03-02T10:00:00.000000Z');
+  });
+
+  test('a person written through one distinct id and then through another keeps both writes', () => {
+    const written = person('anon-12')!;
+    assert.deepEqual(written.distinct_ids, ['user-12', 'anon-12']);
+    assert.deepEqual(
+      { plan: written.properties.plan, seats: written.properties.seats, first_name: written.properties.first_name },
+      { plan: 'pro', seats: 3, first_name: 'Ada' },
+    );
   });
 
   test('identify merges two persons: the identified one survives with both ids and earliest creation', () => {
