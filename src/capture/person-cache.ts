@@ -58,7 +58,7 @@ export class PersonCache {
     for (const personId of deletedPersonIds) this.persons.delete(personId);
     for (const [distinctId, person] of links) {
       const previous = team.get(distinctId);
-      if (previous !== undefined) this.release(previous);
+      if (previous !== undefined && previous !== person?.id) this.release(previous);
       if (person === null) {
         if (previous !== undefined) {
           team.delete(distinctId);
@@ -69,7 +69,11 @@ export class PersonCache {
       if (previous === undefined) this.size += 1;
       team.set(distinctId, person.id);
       const held = this.persons.get(person.id);
-      this.persons.set(person.id, { person, ids: (held?.ids ?? 0) + 1 });
+      if (!held) this.persons.set(person.id, { person, ids: 1 });
+      else {
+        held.person = person;
+        if (previous !== person.id) held.ids += 1;
+      }
     }
     this.evictOldest();
   }
