@@ -52,3 +52,21 @@ test('the persons replica is re-keyed by person number with every current person
     await warehouse.close();
   }
 });
+
+test('events parts are merged column by column, on a warehouse migrated from before the setting too', async () => {
+  const from = tempDataDir('tally-warehouse-');
+  const warehouse = new ChdbWarehouse(from);
+  try {
+    await migrateWarehouse(warehouse, 7);
+    const engineOf = async () =>
+      (await warehouse.query<{ engine_full: string }>(`SELECT engine_full FROM system.tables WHERE name = 'events'`))[0]!.engine_full;
+    assert.doesNotMatch(await engineOf(), /vertical_merge/);
+    await migrateWarehouse(warehouse);
+    const engine = await engineOf();
+    assert.match(engine, /vertical_merge_algorithm_min_rows_to_activate = 1\b/);
+    assert.match(engine, /vertical_merge_algorithm_min_columns_to_activate = 1\b/);
+  } finally {
+    await warehouse.close();
+    fs.rmSync(from, { recursive: true, force: true });
+  }
+});

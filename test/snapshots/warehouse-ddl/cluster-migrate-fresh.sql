@@ -1,18 +1,18 @@
 -- cluster-migrate-fresh: every statement of the migrations on an empty warehouse
 -- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/warehouse-ddl-snapshots.test.js
 
--- query 1 of 25 (command)
+-- query 1 of 27 (command)
 CREATE TABLE IF NOT EXISTS tally_migrations ON CLUSTER `tally_cluster` (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
      ENGINE = ReplicatedMergeTree('/clickhouse/tables/noshard/analytics/tally_migrations', '{replica}') ORDER BY version;
 -- params:
 -- {}
 
--- query 2 of 25 (query)
+-- query 2 of 27 (query)
 SELECT version FROM tally_migrations;
 -- params:
 -- {}
 
--- query 3 of 25 (command)
+-- query 3 of 27 (command)
 CREATE TABLE IF NOT EXISTS events_local ON CLUSTER `tally_cluster` (
         uuid UUID,
         team_id Int64,
@@ -40,13 +40,13 @@ CREATE TABLE IF NOT EXISTS events_local ON CLUSTER `tally_cluster` (
 -- params:
 -- {}
 
--- query 4 of 25 (command)
+-- query 4 of 27 (command)
 CREATE TABLE IF NOT EXISTS events ON CLUSTER `tally_cluster` AS events_local
       ENGINE = Distributed(`tally_cluster`, `analytics`, events_local, cityHash64(distinct_id));
 -- params:
 -- {}
 
--- query 5 of 25 (insert)
+-- query 5 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -59,7 +59,7 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 6 of 25 (command)
+-- query 6 of 27 (command)
 CREATE TABLE IF NOT EXISTS persons ON CLUSTER `tally_cluster` (
         id UUID,
         team_id Int64,
@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS persons ON CLUSTER `tally_cluster` (
 -- params:
 -- {}
 
--- query 7 of 25 (command)
+-- query 7 of 27 (command)
 CREATE TABLE IF NOT EXISTS person_distinct_ids ON CLUSTER `tally_cluster` (
         team_id Int64,
         distinct_id String,
@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS person_distinct_ids ON CLUSTER `tally_cluster` (
 -- params:
 -- {}
 
--- query 8 of 25 (command)
+-- query 8 of 27 (command)
 CREATE TABLE IF NOT EXISTS groups ON CLUSTER `tally_cluster` (
         team_id Int64,
         group_type_index UInt8,
@@ -102,7 +102,7 @@ CREATE TABLE IF NOT EXISTS groups ON CLUSTER `tally_cluster` (
 -- params:
 -- {}
 
--- query 9 of 25 (insert)
+-- query 9 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -115,7 +115,7 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 10 of 25 (command)
+-- query 10 of 27 (command)
 CREATE TABLE IF NOT EXISTS static_cohort_members ON CLUSTER `tally_cluster` (
         team_id Int64,
         cohort_id Int64,
@@ -128,7 +128,7 @@ CREATE TABLE IF NOT EXISTS static_cohort_members ON CLUSTER `tally_cluster` (
 -- params:
 -- {}
 
--- query 11 of 25 (insert)
+-- query 11 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -141,7 +141,7 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 12 of 25 (command)
+-- query 12 of 27 (command)
 CREATE TABLE IF NOT EXISTS event_uuids_local ON CLUSTER `tally_cluster` (team_id Int64, uuid UUID)
       ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/analytics/event_uuids_local', '{replica}')
       ORDER BY (team_id, uuid)
@@ -149,23 +149,23 @@ CREATE TABLE IF NOT EXISTS event_uuids_local ON CLUSTER `tally_cluster` (team_id
 -- params:
 -- {}
 
--- query 13 of 25 (command)
+-- query 13 of 27 (command)
 CREATE TABLE IF NOT EXISTS event_uuids ON CLUSTER `tally_cluster` AS event_uuids_local
       ENGINE = Distributed(`tally_cluster`, `analytics`, event_uuids_local, cityHash64(uuid));
 -- params:
 -- {}
 
--- query 14 of 25 (command)
+-- query 14 of 27 (command)
 CREATE MATERIALIZED VIEW IF NOT EXISTS event_uuids_from_events ON CLUSTER `tally_cluster` TO event_uuids_local AS SELECT team_id, uuid FROM events_local;
 -- params:
 -- {}
 
--- query 15 of 25 (command)
+-- query 15 of 27 (command)
 INSERT INTO event_uuids SELECT team_id, uuid FROM events;
 -- params:
 -- {}
 
--- query 16 of 25 (insert)
+-- query 16 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -178,17 +178,17 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 17 of 25 (query)
+-- query 17 of 27 (query)
 SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = 'persons';
 -- params:
 -- {}
 
--- query 18 of 25 (command)
+-- query 18 of 27 (command)
 DROP TABLE IF EXISTS persons_reordering ON CLUSTER `tally_cluster` SYNC;
 -- params:
 -- {}
 
--- query 19 of 25 (insert)
+-- query 19 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -201,12 +201,12 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 20 of 25 (query)
+-- query 20 of 27 (query)
 SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, 'pmat_');
 -- params:
 -- {}
 
--- query 21 of 25 (insert)
+-- query 21 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -219,24 +219,24 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 22 of 25 (command)
+-- query 22 of 27 (command)
 ALTER TABLE events_local ON CLUSTER `tally_cluster` MODIFY SETTING lightweight_mutation_projection_mode = 'rebuild';
 -- params:
 -- {}
 
--- query 23 of 25 (command)
+-- query 23 of 27 (command)
 ALTER TABLE events_local ON CLUSTER `tally_cluster` ADD PROJECTION IF NOT EXISTS hourly_event_counts (
           SELECT team_id, event, toStartOfHour(timestamp), count() GROUP BY team_id, event, toStartOfHour(timestamp)
         );
 -- params:
 -- {}
 
--- query 24 of 25 (command)
+-- query 24 of 27 (command)
 ALTER TABLE events_local ON CLUSTER `tally_cluster` MATERIALIZE PROJECTION hourly_event_counts SETTINGS mutations_sync = 2;
 -- params:
 -- {}
 
--- query 25 of 25 (insert)
+-- query 25 of 27 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -245,6 +245,24 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --       "applied_at": "2026-01-15 12:00:00.000000",
 --       "name": "hourly_event_counts",
 --       "version": 7
+--     }
+--   ]
+-- }
+
+-- query 26 of 27 (command)
+ALTER TABLE events_local ON CLUSTER `tally_cluster` MODIFY SETTING vertical_merge_algorithm_min_rows_to_activate = 1, vertical_merge_algorithm_min_columns_to_activate = 1;
+-- params:
+-- {}
+
+-- query 27 of 27 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "vertical_event_merges",
+--       "version": 8
 --     }
 --   ]
 -- }

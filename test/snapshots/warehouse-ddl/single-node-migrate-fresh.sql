@@ -1,18 +1,18 @@
 -- single-node-migrate-fresh: every statement of the migrations on an empty warehouse
 -- Rewrite: npm run build && UPDATE_SNAPSHOTS=1 node --test dist/test/unit/warehouse-ddl-snapshots.test.js
 
--- query 1 of 27 (command)
+-- query 1 of 29 (command)
 CREATE TABLE IF NOT EXISTS tally_migrations (version UInt32, name String, applied_at DateTime64(3, 'UTC'))
      ENGINE = MergeTree ORDER BY version;
 -- params:
 -- {}
 
--- query 2 of 27 (query)
+-- query 2 of 29 (query)
 SELECT version FROM tally_migrations;
 -- params:
 -- {}
 
--- query 3 of 27 (command)
+-- query 3 of 29 (command)
 CREATE TABLE IF NOT EXISTS events (
         uuid UUID,
         team_id Int64,
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS events (
 -- params:
 -- {}
 
--- query 4 of 27 (insert)
+-- query 4 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -53,7 +53,7 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 5 of 27 (command)
+-- query 5 of 29 (command)
 CREATE TABLE IF NOT EXISTS persons (
         id UUID,
         team_id Int64,
@@ -69,7 +69,7 @@ CREATE TABLE IF NOT EXISTS persons (
 -- params:
 -- {}
 
--- query 6 of 27 (command)
+-- query 6 of 29 (command)
 CREATE TABLE IF NOT EXISTS person_distinct_ids (
         team_id Int64,
         distinct_id String,
@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS person_distinct_ids (
 -- params:
 -- {}
 
--- query 7 of 27 (command)
+-- query 7 of 29 (command)
 CREATE TABLE IF NOT EXISTS groups (
         team_id Int64,
         group_type_index UInt8,
@@ -96,7 +96,7 @@ CREATE TABLE IF NOT EXISTS groups (
 -- params:
 -- {}
 
--- query 8 of 27 (insert)
+-- query 8 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -109,7 +109,7 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 9 of 27 (command)
+-- query 9 of 29 (command)
 CREATE TABLE IF NOT EXISTS static_cohort_members (
         team_id Int64,
         cohort_id Int64,
@@ -122,7 +122,7 @@ CREATE TABLE IF NOT EXISTS static_cohort_members (
 -- params:
 -- {}
 
--- query 10 of 27 (insert)
+-- query 10 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -135,7 +135,7 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 11 of 27 (command)
+-- query 11 of 29 (command)
 CREATE TABLE IF NOT EXISTS event_uuids (team_id Int64, uuid UUID)
       ENGINE = ReplacingMergeTree
       ORDER BY (team_id, uuid)
@@ -143,17 +143,17 @@ CREATE TABLE IF NOT EXISTS event_uuids (team_id Int64, uuid UUID)
 -- params:
 -- {}
 
--- query 12 of 27 (command)
+-- query 12 of 29 (command)
 CREATE MATERIALIZED VIEW IF NOT EXISTS event_uuids_from_events TO event_uuids AS SELECT team_id, uuid FROM events;
 -- params:
 -- {}
 
--- query 13 of 27 (command)
+-- query 13 of 29 (command)
 INSERT INTO event_uuids SELECT team_id, uuid FROM events;
 -- params:
 -- {}
 
--- query 14 of 27 (insert)
+-- query 14 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -166,17 +166,17 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 15 of 27 (query)
+-- query 15 of 29 (query)
 SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = 'persons';
 -- params:
 -- {}
 
--- query 16 of 27 (command)
+-- query 16 of 29 (command)
 DROP TABLE IF EXISTS persons_reordering;
 -- params:
 -- {}
 
--- query 17 of 27 (command)
+-- query 17 of 29 (command)
 CREATE TABLE persons_reordering AS persons
       ENGINE = ReplacingMergeTree(version)
       ORDER BY (team_id, person_id)
@@ -184,22 +184,22 @@ CREATE TABLE persons_reordering AS persons
 -- params:
 -- {}
 
--- query 18 of 27 (command)
+-- query 18 of 29 (command)
 INSERT INTO persons_reordering SELECT * FROM persons;
 -- params:
 -- {}
 
--- query 19 of 27 (command)
+-- query 19 of 29 (command)
 EXCHANGE TABLES persons AND persons_reordering;
 -- params:
 -- {}
 
--- query 20 of 27 (command)
+-- query 20 of 29 (command)
 DROP TABLE IF EXISTS persons_reordering;
 -- params:
 -- {}
 
--- query 21 of 27 (insert)
+-- query 21 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -212,12 +212,12 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 22 of 27 (query)
+-- query 22 of 29 (query)
 SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'persons' AND startsWith(name, 'pmat_');
 -- params:
 -- {}
 
--- query 23 of 27 (insert)
+-- query 23 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -230,24 +230,24 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --   ]
 -- }
 
--- query 24 of 27 (command)
+-- query 24 of 29 (command)
 ALTER TABLE events MODIFY SETTING lightweight_mutation_projection_mode = 'rebuild';
 -- params:
 -- {}
 
--- query 25 of 27 (command)
+-- query 25 of 29 (command)
 ALTER TABLE events ADD PROJECTION IF NOT EXISTS hourly_event_counts (
           SELECT team_id, event, toStartOfHour(timestamp), count() GROUP BY team_id, event, toStartOfHour(timestamp)
         );
 -- params:
 -- {}
 
--- query 26 of 27 (command)
+-- query 26 of 29 (command)
 ALTER TABLE events MATERIALIZE PROJECTION hourly_event_counts SETTINGS mutations_sync = 2;
 -- params:
 -- {}
 
--- query 27 of 27 (insert)
+-- query 27 of 29 (insert)
 INSERT INTO tally_migrations FORMAT JSONEachRow;
 -- params:
 -- {
@@ -256,6 +256,24 @@ INSERT INTO tally_migrations FORMAT JSONEachRow;
 --       "applied_at": "2026-01-15 12:00:00.000000",
 --       "name": "hourly_event_counts",
 --       "version": 7
+--     }
+--   ]
+-- }
+
+-- query 28 of 29 (command)
+ALTER TABLE events MODIFY SETTING vertical_merge_algorithm_min_rows_to_activate = 1, vertical_merge_algorithm_min_columns_to_activate = 1;
+-- params:
+-- {}
+
+-- query 29 of 29 (insert)
+INSERT INTO tally_migrations FORMAT JSONEachRow;
+-- params:
+-- {
+--   "rows": [
+--     {
+--       "applied_at": "2026-01-15 12:00:00.000000",
+--       "name": "vertical_event_merges",
+--       "version": 8
 --     }
 --   ]
 -- }
