@@ -54,8 +54,8 @@ test('the persons replica is re-keyed by person number with every current person
 });
 
 test('events parts are merged column by column, on a warehouse migrated from before the setting too', async () => {
-  const from = tempDataDir('tally-warehouse-');
-  const warehouse = new ChdbWarehouse(from);
+  const dataDir = tempDataDir('tally-warehouse-');
+  const warehouse = new ChdbWarehouse(dataDir);
   try {
     await migrateWarehouse(warehouse, 7);
     const engineOf = async () =>
@@ -67,6 +67,6 @@ test('events parts are merged column by column, on a warehouse migrated from bef
     assert.match(engine, /vertical_merge_algorithm_min_columns_to_activate = 1\b/);
   } finally {
     await warehouse.close();
-    fs.rmSync(from, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
