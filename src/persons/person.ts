@@ -1,4 +1,5 @@
-import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
+import { hash } from 'node:crypto';
+import { parse as parseUuid } from 'uuid';
 
 /** A person as the catalog holds it. */
 export interface PersonRecord {
@@ -16,16 +17,19 @@ export interface PersonRecord {
 /** PostHog's namespace for person UUIDs: uuidv5(namespace, "<team_id>:<distinct_id>"). */
 export const PERSON_UUID_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
 
-/** The namespace as bytes: given as text, the uuid package parses it again on every call. */
-const PERSON_UUID_NAMESPACE_BYTES = parseUuid(PERSON_UUID_NAMESPACE);
+/** The namespace as bytes, which start what the name-based UUID hashes. */
+const PERSON_UUID_NAMESPACE_BYTES = Buffer.from(parseUuid(PERSON_UUID_NAMESPACE));
 
 /**
- * The UUIDv5 of `name` in the persons' namespace. The name goes in as its UTF-8 bytes: from a
- * string, the uuid package encodes it through `encodeURIComponent`, a third of the cost of a
- * person UUID, which capture derives for every distinct id it has not seen.
+ * The UUIDv5 of `name` in the persons' namespace (RFC 9562: SHA-1 of the namespace's bytes and
+ * the name's UTF-8, with the version and variant bits set). Capture derives one for every
+ * distinct id it has not seen: the one-shot hash costs a third of the uuid package's `v5`, which
+ * makes a hash object per call.
  */
 export function personUuidFromName(name: string): string {
-  return uuidv5(Buffer.from(name, 'utf8'), PERSON_UUID_NAMESPACE_BYTES);
+  const hex = hash('sha1', Buffer.concat([PERSON_UUID_NAMESPACE_BYTES, Buffer.from(name, 'utf8')]), 'hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The UUID PostHog gives the person of a project's distinct id. */
