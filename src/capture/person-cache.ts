@@ -1,8 +1,17 @@
 /**
  * Distinct ids held at a time. Each costs a map entry plus, shared by a person's ids, the person's
- * fields and stored properties text: a few hundred bytes, so tens of megabytes at the bound.
+ * fields and stored properties text: a few hundred bytes for typical persons, so tens of megabytes
+ * at the bound.
  */
 const MAX_CACHED_DISTINCT_IDS = 200_000;
+
+/**
+ * Characters of stored properties text held at a time, summed over the cached persons. Person
+ * properties may take up to half a megabyte each, so the id bound alone would let a project with
+ * large persons fill gigabytes; this one keeps the cache's memory bounded whatever they hold, and
+ * is above what the id bound lets typical persons (a few hundred characters) reach.
+ */
+const MAX_CACHED_PROPERTIES_CHARS = 64 * 1024 * 1024;
 
 /** A person exactly as the catalog holds it; never changed once made (a batch works on copies). */
 export interface CachedPerson {
@@ -37,8 +46,13 @@ export class PersonCache {
   /** By person id (unique across projects), the person and how many cached ids name it. */
   private readonly persons = new Map<number, { person: CachedPerson; ids: number }>();
   private size = 0;
+  /** Characters of properties text of the persons held. */
+  private propertiesChars = 0;
 
-  constructor(private readonly maxDistinctIds = MAX_CACHED_DISTINCT_IDS) {}
+  constructor(
+    private readonly maxDistinctIds = MAX_CACHED_DISTINCT_IDS,
+    private readonly maxPropertiesChars = MAX_CACHED_PROPERTIES_CHARS,
+  ) {}
 
   get(teamId: number, distinctId: string): CachedPerson | undefined {
     const personId = this.teams.get(teamId)?.get(distinctId);
@@ -55,7 +69,7 @@ export class PersonCache {
       team = new Map();
       this.teams.set(teamId, team);
     }
-    for (const personId of deletedPersonIds) this.persons.delete(personId);
+    for (const personId of deletedPersonIds) this.forget(personId);
     for (const [distinctId, person] of links) {
       const previous = team.get(distinctId);
       if (previous !== undefined && previous !== person?.id) this.release(previous);
@@ -69,8 +83,11 @@ export class PersonCache {
       if (previous === undefined) this.size += 1;
       team.set(distinctId, person.id);
       const held = this.persons.get(person.id);
-      if (!held) this.persons.set(person.id, { person, ids: 1 });
-      else {
+      if (!held) {
+        this.persons.set(person.id, { person, ids: 1 });
+        this.propertiesChars += person.propertiesJson.length;
+      } else {
+        this.propertiesChars += person.propertiesJson.length - held.person.propertiesJson.length;
         held.person = person;
         if (previous !== person.id) held.ids += 1;
       }
@@ -82,21 +99,33 @@ export class PersonCache {
     this.teams.clear();
     this.persons.clear();
     this.size = 0;
+    this.propertiesChars = 0;
   }
 
   /** One cached id fewer names this person; with none left, the person goes too. */
   private release(personId: number): void {
     const held = this.persons.get(personId);
     if (!held) return;
-    if (held.ids <= 1) this.persons.delete(personId);
+    if (held.ids <= 1) this.forget(personId);
     else held.ids -= 1;
   }
 
-  /** Forgets the ids first remembered longest ago, a team at a time, until within the bound. */
+  private forget(personId: number): void {
+    const held = this.persons.get(personId);
+    if (!held) return;
+    this.persons.delete(personId);
+    this.propertiesChars -= held.person.propertiesJson.length;
+  }
+
+  private withinBounds(): boolean {
+    return this.size <= this.maxDistinctIds && this.propertiesChars <= this.maxPropertiesChars;
+  }
+
+  /** Forgets the ids first remembered longest ago, a team at a time, until within both bounds. */
   private evictOldest(): void {
     for (const [teamId, team] of this.teams) {
       for (const [distinctId, personId] of team) {
-        if (this.size <= this.maxDistinctIds) return;
+        if (this.withinBounds()) return;
         team.delete(distinctId);
         this.release(personId);
         this.size -= 1;

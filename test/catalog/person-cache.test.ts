@@ -152,6 +152,51 @@ describe('person cache', () => {
     assert.equal(cache.get(2, 'c'), undefined);
   });
 
+  test('forgets the earliest-remembered ids while the properties text of the held persons is past its bound, counting each person once', () => {
+    const withText = (id: number, chars: number, version = 0): CachedPerson => ({ ...person(id), propertiesJson: `{"p":"${'x'.repeat(chars - 8)}"}`, version });
+    const cache = new PersonCache(100, 100);
+    cache.remember(1, [
+      ['a', withText(1, 40)],
+      ['a2', withText(1, 40)],
+      ['b', withText(2, 40)],
+    ]);
+    assert.deepEqual(
+      ['a', 'a2', 'b'].map((id) => cache.get(1, id)?.id),
+      [1, 1, 2],
+      'a person named by two ids counts its text once: 80 characters held',
+    );
+
+    cache.remember(1, [['c', withText(3, 30)]]);
+    assert.deepEqual(
+      ['a', 'a2', 'b', 'c'].map((id) => cache.get(1, id)?.id),
+      [undefined, undefined, 2, 3],
+      'at 110 characters the earliest ids go until their person goes with its text',
+    );
+
+    cache.remember(1, [['b', withText(2, 60, 1)]]);
+    assert.deepEqual(
+      ['b', 'c'].map((id) => cache.get(1, id)?.version),
+      [1, 0],
+      'a person remembered with longer text counts the new length: 90 characters',
+    );
+
+    cache.remember(1, [['d', withText(4, 20)]], [2]);
+    assert.deepEqual(
+      ['b', 'c', 'd'].map((id) => cache.get(1, id)?.id),
+      [undefined, 3, 4],
+      'a person merged away no longer counts: 50 characters, nothing evicted',
+    );
+
+    cache.remember(1, [['huge', withText(5, 101)]]);
+    assert.deepEqual(
+      ['c', 'd', 'huge'].map((id) => cache.get(1, id)?.id),
+      [undefined, undefined, undefined],
+      'a person larger than the bound is not held, nor anything remembered before it',
+    );
+    cache.remember(1, [['e', withText(6, 100)]]);
+    assert.equal(cache.get(1, 'e')?.id, 6, 'and the cache holds up to its bound again');
+  });
+
   test('every id of a person finds the version last remembered through any of them, until the person is merged away or evicted', () => {
     const cache = new PersonCache(3);
     cache.remember(1, [
