@@ -27,25 +27,21 @@ import { isStoreUnavailable } from './store-unavailable.js';
 
 /**
  * Events per batch: large enough that the catalog writes, the warehouse insert and its part
- * are shared by many requests, small enough to keep a batch's memory to tens of megabytes. What
- * a batch holds until it is written (its persons' states, links, replica rows) outlives several
- * young-generation collections and is promoted, so a smaller batch leaves less for full ones:
- * loading 1M events, 10,000 against 20,000 lowered peak RSS by about 20 MB and its median by
- * about 20 MB at the same CPU per event (5,000 cost a tenth more CPU in warehouse inserts).
+ * are shared by many requests, small enough to keep a batch's memory to tens of megabytes.
  */
-const BATCH_EVENTS = 10_000;
+const BATCH_EVENTS = 20_000;
 
 /**
  * Event-row bytes at which a batch stops taking entries, the rest waiting for the next: every
  * row carries its person's properties, so a few large persons with many events would otherwise
- * make a batch of gigabytes. Ordinary batches of 10,000 events take a fraction of it.
+ * make a batch of gigabytes. Ordinary batches of 20,000 events take a fraction of it.
  */
 const BATCH_ROW_BYTES = 64 * 1024 * 1024;
 
 /**
- * Unprocessed events at which capture waits before answering (see `admit`): four batches, so
- * captures go on while full batches are processed and the consumer waits on a store. More costs
- * memory: loading 1M events, 20,000 more events waiting added 30–50 MB of peak RSS for no CPU per
+ * Unprocessed events at which capture waits before answering (see `admit`): two batches, so
+ * captures go on while a full batch is processed and the consumer waits on a store. Each further
+ * batch costs memory: loading 1M events, a third batch added 30–50 MB of peak RSS for no CPU per
  * event or events/s that alternating loads could tell apart.
  */
 const MAX_BACKLOG_EVENTS = 40_000;
@@ -427,7 +423,7 @@ export class IngestionConsumer {
     }
     if (this.closed || this.consecutiveFailures > 0) return;
     // Processing waits for a batch to fill: a warehouse insert and a catalog transaction per
-    // 10,000 events cost far less than per few hundred. Reads never wait: they flush.
+    // 20,000 events cost far less than per few thousand. Reads never wait: they flush.
     if (this.unprocessed >= BATCH_EVENTS) this.trigger();
     else this.fillTimer ??= setTimeout(() => this.trigger(), BATCH_FILL_MS).unref();
   }
