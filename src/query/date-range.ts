@@ -1,6 +1,6 @@
 import { DateTime, type DurationLikeObject } from 'luxon';
 import { ValidationError } from '../errors.js';
-import { zeroPad } from '../util/time.js';
+import { DAY_MS, HOUR_MS, zeroPad } from '../util/time.js';
 
 /**
  * Dates of insight queries with PostHog's legacy semantics: absolute and relative date strings,
@@ -78,6 +78,20 @@ function wallClockPlus(at: DateTime, delta: DurationLikeObject): DateTime {
   if (at.zone.isUniversal) return at.plus(delta);
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).plus(delta);
   return DateTime.fromObject(wallClock(local), { zone: at.zone });
+}
+
+/**
+ * `at` moved by a number of milliseconds, as `at.plus(milliseconds)`: right in any zone, as time
+ * rather than calendar arithmetic. It builds the result from the instant, skipping luxon's
+ * duration normalisation, which costs ten times as much; trends do it for every bucket.
+ */
+export function instantPlus(at: DateTime, milliseconds: number): DateTime {
+  return DateTime.fromMillis(at.toMillis() + milliseconds, {
+    zone: at.zone,
+    locale: at.locale ?? undefined,
+    numberingSystem: at.numberingSystem ?? undefined,
+    outputCalendar: at.outputCalendar ?? undefined,
+  });
 }
 
 /** Python subtracts aware datetimes of one zone on the wall clock, ignoring DST offsets. */
@@ -200,11 +214,12 @@ export function truncate(at: DateTime, interval: Interval, weekStartDay: WeekSta
 export function nextBucket(bucket: DateTime, interval: Interval): DateTime {
   switch (interval) {
     case 'hour':
-      return bucket.plus({ hours: 1 });
+      return instantPlus(bucket, HOUR_MS);
+    // In a fixed-offset zone a wall-clock day or week is always as long.
     case 'day':
-      return wallClockPlus(bucket, { days: 1 });
+      return bucket.zone.isUniversal ? instantPlus(bucket, DAY_MS) : wallClockPlus(bucket, { days: 1 });
     case 'week':
-      return wallClockPlus(bucket, { weeks: 1 });
+      return bucket.zone.isUniversal ? instantPlus(bucket, 7 * DAY_MS) : wallClockPlus(bucket, { weeks: 1 });
     case 'month':
       return wallClockPlus(bucket, { months: 1 });
   }

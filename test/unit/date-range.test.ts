@@ -6,6 +6,7 @@ import {
   aggregateDays,
   formatDay,
   formatLabel,
+  instantPlus,
   parseDate,
   previousPeriod,
   resolveDateRange,
@@ -293,6 +294,32 @@ describe('axes in fixed-offset zones', () => {
             (bucket) => `${formatDay(bucket, interval)}|${formatLabel(bucket, interval)}|${bucket.toMillis()}`,
           );
         assert.deepEqual(axis('UTC'), axis('Etc/UTC'), `${interval} ${dateFrom}`);
+      }
+    }
+  });
+
+  test('a fixed offset other than 0 gives the axis of an IANA zone of that offset and no DST', () => {
+    for (const interval of ['hour', 'day', 'week', 'month'] as const) {
+      const axis = (timezone: string) =>
+        resolveDateRange(input({ dateFrom: '-30d', dateTo: null, interval }), clock(timezone)).buckets.map((bucket) => bucket.toMillis());
+      assert.deepEqual(axis('UTC+5:30'), axis('Asia/Kolkata'), interval);
+    }
+  });
+
+  test('moving a time by milliseconds is what luxon gives, across DST and in any locale', () => {
+    for (const zone of ['UTC', 'UTC-3', 'America/New_York', 'Europe/London']) {
+      for (const iso of ['2020-03-08T01:30:00', '2020-11-01T00:59:59.999', '2020-03-29T00:30:00', '2024-02-29T23:00:00']) {
+        for (const locale of [undefined, 'fr-FR']) {
+          const at = DateTime.fromISO(iso, { zone, locale });
+          for (const milliseconds of [1, 3_600_000, 86_399_999, 86_400_000, 7 * 86_400_000, -3_600_000]) {
+            const moved = instantPlus(at, milliseconds);
+            const expected = at.plus(milliseconds);
+            assert.equal(moved.toMillis(), expected.toMillis());
+            assert.equal(moved.toISO(), expected.toISO(), `${zone} ${iso} ${milliseconds}`);
+            assert.equal(moved.zoneName, expected.zoneName);
+            assert.equal(moved.toFormat('d LLL yyyy'), expected.toFormat('d LLL yyyy'));
+          }
+        }
       }
     }
   });

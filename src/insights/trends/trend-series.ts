@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { randomBase62 } from '../../util/random.js';
-import { DAY_MS } from '../../util/time.js';
-import { formatDay, formatLabel, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';
+import { DAY_MS, HOUR_MS } from '../../util/time.js';
+import { formatDay, formatLabel, instantPlus, type DateRangeInput, type Interval, type QueryDateRange } from '../../query/date-range.js';
 import { CUMULATIVE_DISPLAY, type InsightFilter, type SeriesEntity } from '../filter-model.js';
 import { ALL_USERS_COHORT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type BreakdownBuckets } from './breakdown.js';
 import { entityToJson, filterToJson, type JsonObject } from './filter-echo.js';
@@ -38,10 +38,10 @@ function bucketEnd(bucket: DateTime, interval: Interval): DateTime {
     case 'week':
       return bucket.plus({ days: 6 }).startOf('day');
     case 'hour':
-      return bucket.plus({ hours: 1 });
+      return instantPlus(bucket, HOUR_MS);
     case 'day':
       // A bucket starts its day; in a fixed-offset zone the day is 86,400,000 ms, one step instead of luxon's three.
-      return bucket.zone.isUniversal ? bucket.plus(DAY_MS - 1) : bucket.endOf('day');
+      return bucket.zone.isUniversal ? instantPlus(bucket, DAY_MS - 1) : bucket.endOf('day');
   }
 }
 
