@@ -64,18 +64,46 @@ function normaliseOffset(offset: string): string {
   return `${offset[0]}${hours}:${minutes}`;
 }
 
+/** Units whose length never changes in a fixed-offset zone. */
+const FIXED_UNIT_MILLISECONDS: Readonly<Record<string, number>> = {
+  weeks: 7 * DAY_MS,
+  days: DAY_MS,
+  hours: HOUR_MS,
+  minutes: 60_000,
+  seconds: 1000,
+  milliseconds: 1,
+};
+
+/** A duration of whole weeks, days, … milliseconds in milliseconds; null when it has months, quarters or years. */
+function fixedMilliseconds(delta: DurationLikeObject): number | null {
+  let total = 0;
+  for (const [unit, amount] of Object.entries(delta)) {
+    const unitMilliseconds = FIXED_UNIT_MILLISECONDS[unit];
+    if (unitMilliseconds === undefined || !Number.isInteger(amount)) return null;
+    total += (amount as number) * unitMilliseconds;
+  }
+  return total;
+}
+
 /**
  * Calendar arithmetic on the wall clock, as Python does on aware datetimes. In a fixed-offset
- * zone (UTC) luxon's own arithmetic is that already, at a fraction of the cost.
+ * zone (UTC) luxon's own arithmetic is that already, and for units of fixed length it is
+ * arithmetic on the instant, at a tenth of luxon's cost.
  */
 function wallClockMinus(at: DateTime, delta: DurationLikeObject): DateTime {
-  if (at.zone.isUniversal) return at.minus(delta);
+  if (at.zone.isUniversal) {
+    const milliseconds = fixedMilliseconds(delta);
+    return milliseconds === null ? at.minus(delta) : instantPlus(at, -milliseconds);
+  }
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).minus(delta);
   return DateTime.fromObject(wallClock(local), { zone: at.zone });
 }
 
 function wallClockPlus(at: DateTime, delta: DurationLikeObject): DateTime {
-  if (at.zone.isUniversal) return at.plus(delta);
+  if (at.zone.isUniversal) {
+    const milliseconds = fixedMilliseconds(delta);
+    return milliseconds === null ? at.plus(delta) : instantPlus(at, milliseconds);
+  }
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).plus(delta);
   return DateTime.fromObject(wallClock(local), { zone: at.zone });
 }
@@ -215,11 +243,10 @@ export function nextBucket(bucket: DateTime, interval: Interval): DateTime {
   switch (interval) {
     case 'hour':
       return instantPlus(bucket, HOUR_MS);
-    // In a fixed-offset zone a wall-clock day or week is always as long.
     case 'day':
-      return bucket.zone.isUniversal ? instantPlus(bucket, DAY_MS) : wallClockPlus(bucket, { days: 1 });
+      return wallClockPlus(bucket, { days: 1 });
     case 'week':
-      return bucket.zone.isUniversal ? instantPlus(bucket, 7 * DAY_MS) : wallClockPlus(bucket, { weeks: 1 });
+      return wallClockPlus(bucket, { weeks: 1 });
     case 'month':
       return wallClockPlus(bucket, { months: 1 });
   }
