@@ -91,35 +91,40 @@ function fixedMilliseconds(delta: DurationLikeObject): number | null {
  * arithmetic on the instant, at a tenth of luxon's cost.
  */
 function wallClockMinus(at: DateTime, delta: DurationLikeObject): DateTime {
+  // As in luxon's own arithmetic, a time out of its range stays invalid, whatever is added.
+  if (!at.isValid) return at;
   if (at.zone.isUniversal) {
     const milliseconds = fixedMilliseconds(delta);
     return milliseconds === null ? at.minus(delta) : instantPlus(at, -milliseconds);
   }
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).minus(delta);
-  return DateTime.fromObject(wallClock(local), { zone: at.zone });
+  return local.isValid ? DateTime.fromObject(wallClock(local), { zone: at.zone }) : local;
 }
 
 function wallClockPlus(at: DateTime, delta: DurationLikeObject): DateTime {
+  if (!at.isValid) return at;
   if (at.zone.isUniversal) {
     const milliseconds = fixedMilliseconds(delta);
     return milliseconds === null ? at.plus(delta) : instantPlus(at, milliseconds);
   }
   const local = DateTime.fromObject(wallClock(at), { zone: 'UTC' }).plus(delta);
-  return DateTime.fromObject(wallClock(local), { zone: at.zone });
+  return local.isValid ? DateTime.fromObject(wallClock(local), { zone: at.zone }) : local;
 }
 
 /**
  * `at` moved by a number of milliseconds, as `at.plus(milliseconds)`: right in any zone, as time
  * rather than calendar arithmetic. It builds the result from the instant, skipping luxon's
- * duration normalisation, which costs ten times as much; trends do it for every bucket.
+ * duration normalisation, which costs ten times as much; trends do it for every bucket. Out of
+ * luxon's range, `plus` itself answers, so the invalid time keeps its zone as luxon's does.
  */
 export function instantPlus(at: DateTime, milliseconds: number): DateTime {
-  return DateTime.fromMillis(at.toMillis() + milliseconds, {
+  const moved = DateTime.fromMillis(at.toMillis() + milliseconds, {
     zone: at.zone,
     locale: at.locale ?? undefined,
     numberingSystem: at.numberingSystem ?? undefined,
     outputCalendar: at.outputCalendar ?? undefined,
   });
+  return moved.isValid ? moved : at.plus(milliseconds);
 }
 
 /** Python subtracts aware datetimes of one zone on the wall clock, ignoring DST offsets. */
@@ -214,7 +219,9 @@ export function parseDate(text: string, zone: string, now: DateTime): ParsedDate
     amount: match[1] === undefined ? null : Number(match[1]),
     position: (match[3] as RelativeDate['position'] | undefined) ?? null,
   };
-  return { at: applyRelative(now.setZone(zone), relative), relative, dateOnly: false };
+  const at = applyRelative(now.setZone(zone), relative);
+  // So many units back that no date is there (luxon's range is ±100 million days): not a date.
+  return at.isValid ? { at, relative, dateOnly: false } : null;
 }
 
 /** True when the relative date subtracts hours, which makes PostHog treat the bound as hourly. */

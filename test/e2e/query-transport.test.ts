@@ -75,6 +75,10 @@ describe('query API transport', () => {
       ],
       [{ kind: 'TrendsQuery', series: [], dateRange: { date_from: 'someday' } }, invalid('query.dateRange.date_from', 'Unable to parse date "someday".')],
       [
+        { kind: 'TrendsQuery', series: [], dateRange: { date_from: '-9999999999h' } },
+        invalid('query.dateRange.date_from', 'Unable to parse date "-9999999999h".'),
+      ],
+      [
         { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [], interval: 'minute' } },
         invalid('query.source.interval', 'Tally has no minute buckets: use hour, day, week or month.'),
       ],

@@ -506,6 +506,9 @@ describe('trend insight', () => {
   test('bad input answers 400 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ events: [PAGEVIEW], date_from: 'garbage' }, 'date_from', 'invalid_input'],
+      // Further back than any date: a relative date that names no time is refused like text.
+      [{ events: [PAGEVIEW], date_from: '-99999999999d', interval: 'week' }, 'date_from', 'invalid_input'],
+      [{ events: [PAGEVIEW], date_from: '2020-01-01', date_to: '-99999999w' }, 'date_to', 'invalid_input'],
       [{ events: [PAGEVIEW], date_to: '2020-13-45' }, 'date_to', 'invalid_input'],
       [{ events: [PAGEVIEW], interval: 'fortnight' }, 'interval', 'invalid_input'],
       [{ events: [{ id: '$pageview', math: 'sum' }] }, 'math_property', 'required'],

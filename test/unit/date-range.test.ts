@@ -88,6 +88,15 @@ describe('parseDate: every relative form, from Sunday 2020-03-15 10:20:30', () =
     assert.equal(parsedIso('-1dStart', 'US/Pacific', now), '2020-03-09T00:00:00.000-07:00');
   });
 
+  test('a relative date further than any time is no date, in any zone', () => {
+    for (const zone of ['UTC', 'America/New_York']) {
+      for (const text of ['-99999999999d', '-9999999999h', '-99999999w', '-999999999999m', '-99999999y', '-9999999999999q', '-999999999999999999999s']) {
+        assert.equal(parseDate(text, zone, NOW), null, `${text} in ${zone}`);
+      }
+    }
+    assert.throws(() => resolveDateRange(input({ dateFrom: '-99999999999d', interval: 'week' }), clock()), ValidationError);
+  });
+
   test('-1mEnd clamps to the last day of the previous month', () => {
     const now = DateTime.fromISO('2021-03-31T08:00:00Z', { zone: 'UTC' });
     assert.equal(parsedIso('-1mEnd', 'UTC', now), '2021-02-28T08:00:00.000Z');
