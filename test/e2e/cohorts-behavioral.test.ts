@@ -156,6 +156,7 @@ describe('cohorts API: behavioural filters', () => {
       [behaviour('performed_event', 12_345), 'Action 12345 does not exist.'],
       [{ type: 'behavioral', key: 'x', event_type: 'events' }, 'Missing required keys for behavioral filter: value'],
       [behaviour('performed_event', 'x', { explicit_datetime: 'last tuesday' }), 'explicit_datetime "last tuesday" is not a date.'],
+      [behaviour('performed_event', 'x', { explicit_datetime: '-99999999999d' }), 'explicit_datetime "-99999999999d" is not a date.'],
     ];
     for (const [filter, detail] of cases) {
       const response = await server.post('/api/projects/1/cohorts/', { name: 'Bad', ...definedBy(filter) });

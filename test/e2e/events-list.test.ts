@@ -294,6 +294,7 @@ describe('events list API', () => {
       ['properties=%7B%22a%22', validationError('properties', 'Properties are unparsable!')],
       ['after=yesterday', validationError('after', 'Unable to parse after "yesterday": use an ISO date-time or a relative date such as -7d.')],
       ['before=2024-13-01', validationError('before', 'Unable to parse before "2024-13-01": use an ISO date-time or a relative date such as -7d.')],
+      ['after=-99999999999d', validationError('after', 'Unable to parse after "-99999999999d": use an ISO date-time or a relative date such as -7d.')],
       ['orderBy=%5B%22event%22%5D', validationError('orderBy', 'orderBy must be ["-timestamp"] or ["timestamp"].')],
       ['orderBy=-timestamp', validationError('orderBy', 'orderBy must be ["-timestamp"] or ["timestamp"].')],
       ['include_person=yes', validationError('include_person', 'Must be a valid boolean.', 'invalid')],

@@ -162,6 +162,12 @@ describe('query API: EventsQuery', () => {
       attr: 'query.select',
     });
     assert.equal((await events(server, { select: ['event'], after: 'someday' })).body.attr, 'query.after');
+    assert.deepEqual((await events(server, { select: ['event'], before: '-99999999999d' })).body, {
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Unable to parse date "-99999999999d".',
+      attr: 'query.before',
+    });
     assert.equal((await events(server, { select: ['event'], limit: 'ten' })).body.attr, 'query.limit');
     assert.equal((await events(server, { select: ['event'], personId: 'not-a-person' })).body.attr, 'query.personId');
   });
