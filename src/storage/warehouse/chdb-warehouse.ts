@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+// Before `chdb`: it sets how chDB's allocator works, which libchdb reads when it loads.
+import './chdb-allocator.js';
 import { Session } from 'chdb';
 import { WAREHOUSE_INSERT_SETTINGS, WAREHOUSE_QUERY_SETTINGS } from './query-settings.js';
 import { RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from './row-binary.js';
