@@ -6,6 +6,7 @@ import { describeBootstrap } from './bootstrap.js';
 import { JobScheduler } from './jobs/scheduler.js';
 import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
 import { TallyMetrics } from './observability/metrics.js';
+import { releaseLoadedCode } from './observability/release-loaded-code.js';
 import { openStores, type OpenStores } from './stores.js';
 
 export interface RunningServer {
@@ -36,6 +37,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await stores.close();
     throw error;
   }
+  // Start-up is over: the code only it ran need not stay resident.
+  app.log.debug({ bytes: releaseLoadedCode() }, 'released the pages of start-up code');
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // Before the listening line, which tells a supervisor the server is ready.
   if (metricsServer) console.log(`Prometheus metrics at ${metricsServer.url}`);
