@@ -6,8 +6,8 @@ import { describeBootstrap } from './bootstrap.js';
 import { JobScheduler } from './jobs/scheduler.js';
 import { serveMetrics, type MetricsServer } from './observability/metrics-server.js';
 import { TallyMetrics } from './observability/metrics.js';
-import { releaseLoadedCode } from './observability/release-loaded-code.js';
 import { openStores, type OpenStores } from './stores.js';
+import { releaseLoadedCode } from './util/release-loaded-code.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -38,7 +38,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     throw error;
   }
   // Start-up is over: the code only it ran need not stay resident.
-  app.log.debug({ bytes: releaseLoadedCode() }, 'released the pages of start-up code');
+  app.log.debug({ bytes: await releaseLoadedCode() }, 'released the pages of start-up code');
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // Before the listening line, which tells a supervisor the server is ready.
   if (metricsServer) console.log(`Prometheus metrics at ${metricsServer.url}`);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { tempDataDir, TallyServer } from '../support/tally.js';
 
-const RELEASE_MODULE = new URL('../../src/observability/release-loaded-code.js', import.meta.url).href;
+const RELEASE_MODULE = new URL('../../src/util/release-loaded-code.js', import.meta.url).href;
 const CHDB_MODULE = new URL('../../../node_modules/chdb/index.js', import.meta.url).href;
 
 /** Resident kB of the embedded engine's library in a process, summed over its mappings. */
@@ -30,7 +30,7 @@ test("the engine's start-up code leaves the resident set, and the engine still a
     const session = new Session(${JSON.stringify(directory)});
     session.query('CREATE TABLE t (n UInt64, s String) ENGINE = MergeTree ORDER BY n');
     const before = resident(fs.readFileSync('/proc/self/smaps', 'utf8'));
-    const released = releaseLoadedCode();
+    const released = await releaseLoadedCode();
     const afterRelease = resident(fs.readFileSync('/proc/self/smaps', 'utf8'));
     session.query('INSERT INTO t SELECT number, toString(number * 7) FROM numbers(100000)');
     const answer = String(session.query('SELECT count(), sum(n), sum(length(s)) FROM t', 'JSONCompact'));
