@@ -105,13 +105,17 @@ export class IngestionBatch {
         size += events.length;
         await this.using.slices.pause();
       }
-      const idsByTeam = new Map<number, string[]>();
+      const idsByTeam = new Map<number, { ids: string[]; merging: string[] }>();
       for (const { entry, events } of chunk) {
-        const ids = idsByTeam.get(entry.teamId) ?? [];
-        for (const event of events) ids.push(...personDistinctIds(event));
-        idsByTeam.set(entry.teamId, ids);
+        const team = idsByTeam.get(entry.teamId) ?? { ids: [], merging: [] };
+        idsByTeam.set(entry.teamId, team);
+        for (const event of events) {
+          const ids = personDistinctIds(event);
+          team.ids.push(...ids);
+          if (ids.length > 1) team.merging.push(...ids);
+        }
       }
-      for (const [teamId, ids] of idsByTeam) await this.teamOf(teamId).persons.preload(ids);
+      for (const [teamId, { ids, merging }] of idsByTeam) await this.teamOf(teamId).persons.preload(ids, merging);
       for (const [index, parsed] of chunk.entries()) {
         await this.using.slices.pause();
         await this.processRequest(parsed, this.teamOf(parsed.entry.teamId));

@@ -107,6 +107,15 @@ describe('capture: person processing', () => {
     await send([{ event: 'invited', distinct_id: 'anon-12', properties: { $set: { seats: 3 } } }]);
     await processed();
     await send([{ event: 'renamed', distinct_id: 'user-12', properties: { $set_once: { first_name: 'Ada' } } }]);
+    await processed();
+    // A merge of two persons each stored by an earlier batch: the merged one's ids come from the catalog.
+    await send([{ event: 'e', distinct_id: 'anon-13', timestamp: '2024-03-04T09:00:00Z' }]);
+    await processed();
+    await send([{ event: '$identify', distinct_id: 'user-13a', timestamp: '2024-03-04T10:00:00Z', properties: { $anon_distinct_id: 'anon-13' } }]);
+    await processed();
+    await send([{ event: 'e', distinct_id: 'user-13b', timestamp: '2024-03-04T11:00:00Z' }]);
+    await processed();
+    await send([{ event: '$merge_dangerously', distinct_id: 'user-13b', timestamp: '2024-03-04T12:00:00Z', properties: { alias: 'user-13a' } }]);
     await server.stop();
     data = await readStoredData(server);
   });
@@ -178,6 +187,14 @@ describe('capture: person processing', () => {
     const merged = person('user-5b')!;
     assert.equal(person('user-5a'), merged);
     assert.deepEqual(merged.distinct_ids, ['user-5b', 'user-5a', 'anon-5']);
+  });
+
+  test('a merge of persons stored by earlier batches moves every stored id, in the order they were gained', () => {
+    const merged = person('user-13b')!;
+    assert.deepEqual(merged.distinct_ids, ['user-13b', 'anon-13', 'user-13a']);
+    assert.equal(person('anon-13'), merged);
+    assert.equal(merged.created_at, '2024-03-04T09:00:00.000000Z');
+    assert.equal(data.persons.filter((p) => p.distinct_ids.some((id) => id.endsWith('-13') || id.startsWith('user-13'))).length, 1);
   });
 
   test('$create_alias links the alias to the person', () => {
