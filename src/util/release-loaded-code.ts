@@ -62,8 +62,12 @@ export async function releaseLoadedCode(): Promise<number> {
   const madvise = await libcMadvise();
   if (!madvise) return 0;
   let cleared = 0;
-  for (const { start, end } of cleanCodeMappings(smaps)) {
-    if (madvise(start, Number(end - start), MADV_DONTNEED) === 0) cleared += Number(end - start);
+  try {
+    for (const { start, end } of cleanCodeMappings(smaps)) {
+      if (madvise(start, Number(end - start), MADV_DONTNEED) === 0) cleared += Number(end - start);
+    }
+  } catch {
+    // Only memory is at stake: pages not cleared stay resident, and the server serves as well.
   }
   return cleared;
 }
