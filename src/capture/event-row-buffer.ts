@@ -2,14 +2,15 @@ import { RowBinaryWriter, type WarehouseColumn } from '../storage/warehouse/row-
 
 /**
  * A row of the warehouse `events` table. `properties` and `person_properties` are JSON object
- * texts; the three times are epoch microseconds.
+ * texts (`properties` may come in pieces that make the text one after another); the three times
+ * are epoch microseconds.
  */
 export interface EventRow {
   uuid: string;
   team_id: number;
   event: string;
   distinct_id: string;
-  properties: string;
+  properties: string | readonly string[];
   timestamp: number;
   created_at: number;
   elements_chain: string;
@@ -75,7 +76,8 @@ export class EventRowBuffer {
     writer.int64(row.team_id);
     writer.string(row.event);
     writer.string(row.distinct_id);
-    writer.string(row.properties);
+    if (typeof row.properties === 'string') writer.string(row.properties);
+    else writer.stringOfPieces(row.properties);
     writer.int64(row.timestamp);
     writer.int64(row.created_at);
     writer.string(row.elements_chain);

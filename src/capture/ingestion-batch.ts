@@ -13,7 +13,7 @@ import { GroupProcessor } from './group-processor.js';
 import type { GroupTypeRegistry } from './group-type-registry.js';
 import { ingestionWarning, type IngestionWarning, type ProjectIngestionWarning } from './ingestion-warning.js';
 import type { IngestionWarningRepository } from './ingestion-warning-repository.js';
-import { loggedPropertiesText } from './logged-events-json.js';
+import { loggedPropertiesPieces } from './logged-events-json.js';
 import { withPersonUpdate, type LoggedEvent, type NormalizedEvent } from './normalize-event.js';
 import { PersonBatch } from './person-batch.js';
 import type { PersonCache } from './person-cache.js';
@@ -198,7 +198,7 @@ export class IngestionBatch {
         // The text the decoding thread serialised: the same bytes a serialisation of the parsed
         // properties would give, without its cost. An overwritten `$group_N` moves no key, but
         // changes a value inside the text: then the properties are serialised again.
-        properties: logged && addedProperties !== null ? loggedPropertiesText(logged, index, addedProperties) : JSON.stringify(event.properties),
+        properties: logged && addedProperties !== null ? loggedPropertiesPieces(logged, index, addedProperties) : JSON.stringify(event.properties),
         timestamp: epochMsToMicros(event.time),
         created_at: createdAt,
         elements_chain: event.elementsChain,

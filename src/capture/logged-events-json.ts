@@ -35,16 +35,19 @@ export function serializeLoggedEvents(events: readonly LoggedEvent[]): Serialize
 
 /**
  * The properties text of event `index` after keys it did not have were added to its parsed
- * properties (`added`, in the order they were added). Keys added to a JS object serialise after
- * its existing ones, so this is the text `JSON.stringify` would give the changed object.
+ * properties (`added`, in the order they were added), as pieces to be written one after another.
+ * Keys added to a JS object serialise after its existing ones, so the pieces make the text
+ * `JSON.stringify` would give the changed object. Pieces rather than their concatenation: V8
+ * copies a concatenated string whole (flattens it) before it can measure or encode it, and the
+ * slices of the logged text need no copy.
  */
-export function loggedPropertiesText(
+export function loggedPropertiesPieces(
   { json, propertiesSpans }: { json: string; propertiesSpans: Uint32Array },
   index: number,
   added: readonly (readonly [string, unknown])[],
-): string {
+): string[] {
   const text = json.slice(propertiesSpans[index * 2], propertiesSpans[index * 2 + 1]);
-  if (added.length === 0) return text;
+  if (added.length === 0) return [text];
   const members = added.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',');
-  return text === '{}' ? `{${members}}` : `${text.slice(0, -1)},${members}}`;
+  return text === '{}' ? ['{', members, '}'] : [text.slice(0, -1), ',', members, '}'];
 }

@@ -30,3 +30,12 @@ test('an event row buffer keeps each row’s key and leaves out the rows asked',
     ),
   );
 });
+
+test('properties given in pieces encode as the text they make', () => {
+  const properties = '{"plan":"pro","$group_0":"company-7"}';
+  const whole = new EventRowBuffer();
+  whole.add(eventRowFixture({ properties }));
+  const pieces = new EventRowBuffer();
+  pieces.add(eventRowFixture({ properties: ['{"plan":"pro"', ',', '"$group_0":"company-7"', '}'] }));
+  assert.deepEqual(pieces.encoded(), whole.encoded());
+});

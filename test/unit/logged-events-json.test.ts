@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { loggedPropertiesText, serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
+import { loggedPropertiesPieces, serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
+
+/** The text the pieces make, written one after another. */
+function loggedPropertiesText(...args: Parameters<typeof loggedPropertiesPieces>): string {
+  return loggedPropertiesPieces(...args).join('');
+}
 
 const properties = fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 });
 

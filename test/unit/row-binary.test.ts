@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { rowEnds, RowBinaryWriter, structureOf, writeValue, type WarehouseColumn } from '../../src/storage/warehouse/row-binary.js';
 import { quotedIdentifier } from '../../src/storage/warehouse/warehouse-sql.js';
 
@@ -134,4 +135,19 @@ test('a value the column cannot hold is refused, not written as something else',
   assert.throws(() => writeValue(writer, MIXED[3]!, 256), /cannot hold/);
   assert.throws(() => writeValue(writer, { name: 'f', type: 'Float64' }, 1), /no RowBinary encoding for Float64/);
   assert.equal(writer.length, 0);
+});
+
+test('a String written in pieces is the String of the text they make', () => {
+  fc.assert(
+    fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 300 }), { maxLength: 6 }), (pieces) => {
+      assert.equal(
+        bytesOf((writer) => writer.stringOfPieces(pieces)),
+        bytesOf((writer) => writer.string(pieces.join(''))),
+      );
+    }),
+  );
+  assert.equal(
+    bytesOf((writer) => writer.stringOfPieces(['a'.repeat(100), 'é'.repeat(20)])),
+    bytesOf((writer) => writer.string(`${'a'.repeat(100)}${'é'.repeat(20)}`)),
+  );
 });

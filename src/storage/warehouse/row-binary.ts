@@ -76,6 +76,15 @@ export class RowBinaryWriter {
     this.used += this.buffer.write(value, this.used);
   }
 
+  /** A String made of these pieces one after another, each encoded where it lies. */
+  stringOfPieces(pieces: readonly string[]): void {
+    let length = 0;
+    for (const piece of pieces) length += Buffer.byteLength(piece, 'utf8');
+    this.reserve(length + 5);
+    this.varint(length);
+    for (const piece of pieces) this.used += this.buffer.write(piece, this.used);
+  }
+
   /** A UUID from its text form: two little-endian 64-bit halves, as ClickHouse stores it. */
   uuid(text: string): void {
     if (text.length !== 36) throw new Error(`not a UUID: ${text}`);
