@@ -76,7 +76,10 @@ export class RowBinaryWriter {
     this.used += this.buffer.write(value, this.used);
   }
 
-  /** A String made of these pieces one after another, each encoded where it lies. */
+  /**
+   * A String made of these pieces one after another, each encoded where it lies. No piece may end
+   * inside a surrogate pair: its halves, encoded apart, would be two replacement characters.
+   */
   stringOfPieces(pieces: readonly string[]): void {
     let length = 0;
     for (const piece of pieces) length += Buffer.byteLength(piece, 'utf8');
