@@ -15,10 +15,7 @@ export interface CaptureLogEntry {
   receivedAt: number;
   eventCount: number;
   events: Uint8Array;
-  /**
-   * Where each event's properties lie in the text of `events` (see `SerializedEvents`), in UTF-16
-   * code units of `loggedEventsText(events)`; not logged.
-   */
+  /** Where each event's properties lie in `events`, in bytes (see `SerializedEvents`); not logged. */
   propertiesSpans?: Uint32Array;
 }
 

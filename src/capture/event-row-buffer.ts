@@ -2,15 +2,15 @@ import { RowBinaryWriter, type WarehouseColumn } from '../storage/warehouse/row-
 
 /**
  * A row of the warehouse `events` table. `properties` and `person_properties` are JSON object
- * texts (`properties` may come in pieces that make the text one after another); the three times
- * are epoch microseconds.
+ * texts (`properties` may come in pieces, text or its UTF-8 bytes, that make the text one after
+ * another); the three times are epoch microseconds.
  */
 export interface EventRow {
   uuid: string;
   team_id: number;
   event: string;
   distinct_id: string;
-  properties: string | readonly string[];
+  properties: string | readonly (string | Uint8Array)[];
   timestamp: number;
   created_at: number;
   elements_chain: string;

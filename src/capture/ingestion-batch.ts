@@ -51,10 +51,9 @@ interface CatalogChanges {
   write(trx: CatalogTransaction): Promise<OutboxEntry[]>;
 }
 
-/** A log entry's events, parsed, and their JSON text. */
+/** A log entry's events, parsed. */
 interface ParsedEntry {
   entry: StoredCaptureLogEntry;
-  json: string;
   events: NormalizedEvent[];
 }
 
@@ -97,11 +96,10 @@ export class IngestionBatch {
       const chunk: ParsedEntry[] = [];
       for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
         const entry = entries[next++]!;
-        const json = loggedEventsText(entry.events);
         // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
-        const events = (parseWellFormedJson(json) as LoggedEvent[]).map(withPersonUpdate);
+        const events = (parseWellFormedJson(loggedEventsText(entry.events)) as LoggedEvent[]).map(withPersonUpdate);
         for (const event of events) this.takeWarnings(entry.teamId, entry, event);
-        chunk.push({ entry, json, events });
+        chunk.push({ entry, events });
         size += events.length;
         await this.using.slices.pause();
       }
@@ -180,12 +178,12 @@ export class IngestionBatch {
     return team;
   }
 
-  private async processRequest({ entry, json, events }: ParsedEntry, team: TeamProcessing): Promise<void> {
+  private async processRequest({ entry, events }: ParsedEntry, team: TeamProcessing): Promise<void> {
     const { teamId, personProcessor, groupProcessor } = team;
     team.receivedAt = entry.receivedAt;
     const createdAt = epochMsToMicros(entry.receivedAt);
     // Known for entries this process logged (see `SerializedEvents`).
-    const logged = entry.propertiesSpans ? { json, propertiesSpans: entry.propertiesSpans } : null;
+    const logged = entry.propertiesSpans ? { bytes: entry.events, propertiesSpans: entry.propertiesSpans } : null;
     const recordable: RecordableEvent[] = [];
     for (const [index, event] of events.entries()) {
       const { columns: groups, addedProperties } = await groupProcessor.process(event);
@@ -195,8 +193,8 @@ export class IngestionBatch {
         team_id: teamId,
         event: event.event,
         distinct_id: event.distinctId,
-        // The text the decoding thread serialised: the same bytes a serialisation of the parsed
-        // properties would give, without its cost. An overwritten `$group_N` moves no key, but
+        // The properties' bytes as the decoding thread serialised them: what serialising the
+        // parsed properties would give, without its cost. An overwritten `$group_N` moves no key, but
         // changes a value inside the text: then the properties are serialised again.
         properties: logged && addedProperties !== null ? loggedPropertiesPieces(logged, index, addedProperties) : JSON.stringify(event.properties),
         timestamp: epochMsToMicros(event.time),

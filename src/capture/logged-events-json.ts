@@ -5,9 +5,9 @@ export interface SerializedEvents {
   /** A JSON array of `LoggedEvent`. */
   json: string;
   /**
-   * Per event, the start and end of its properties' JSON text in `json`: exactly
-   * `JSON.stringify(event.properties)`, so the event row can take it from there instead of
-   * serialising the properties again after they are parsed back.
+   * Per event, the start and end of its properties' JSON text in the UTF-8 bytes of `json`:
+   * exactly `JSON.stringify(event.properties)`, so the event row can copy those bytes instead of
+   * serialising and encoding the properties again after they are parsed back.
    */
   propertiesSpans: Uint32Array<ArrayBuffer>;
 }
@@ -16,38 +16,42 @@ export interface SerializedEvents {
 export function serializeLoggedEvents(events: readonly LoggedEvent[]): SerializedEvents {
   const spans = new Uint32Array(events.length * 2);
   let json = '[';
+  let bytes = 1;
   for (const [index, event] of events.entries()) {
-    if (index > 0) json += ',';
-    json +=
+    const head =
+      (index > 0 ? ',' : '') +
       `{"uuid":${JSON.stringify(event.uuid)},"event":${JSON.stringify(event.event)},` +
       `"distinctId":${JSON.stringify(event.distinctId)},"time":${JSON.stringify(event.time)},` +
       `"elementsChain":${JSON.stringify(event.elementsChain)},"processPerson":${event.processPerson},` +
       (event.warnings ? `"warnings":${JSON.stringify(event.warnings)},` : '') +
       '"properties":';
     const properties = JSON.stringify(event.properties);
-    spans[index * 2] = json.length;
-    json += properties;
-    spans[index * 2 + 1] = json.length;
-    json += '}';
+    bytes += Buffer.byteLength(head, 'utf8');
+    spans[index * 2] = bytes;
+    bytes += Buffer.byteLength(properties, 'utf8');
+    spans[index * 2 + 1] = bytes;
+    json += `${head}${properties}}`;
+    bytes += 1;
   }
   return { json: `${json}]`, propertiesSpans: spans };
 }
 
 /**
- * The properties text of event `index` after keys it did not have were added to its parsed
- * properties (`added`, in the order they were added), as pieces to be written one after another.
- * Keys added to a JS object serialise after its existing ones, so the pieces make the text
- * `JSON.stringify` would give the changed object. Pieces rather than their concatenation: V8
- * copies a concatenated string whole (flattens it) before it can measure or encode it, and the
- * slices of the logged text need no copy.
+ * The properties of event `index` after keys it did not have were added to its parsed
+ * properties (`added`, in the order they were added), as pieces to be written one after another:
+ * views of the logged bytes and text. Keys added to a JS object serialise after its existing
+ * ones, so the pieces make the text `JSON.stringify` would give the changed object. Pieces rather
+ * than a string: the logged bytes are copied as they are, with no decoding and encoding again.
  */
 export function loggedPropertiesPieces(
-  { json, propertiesSpans }: { json: string; propertiesSpans: Uint32Array },
+  { bytes, propertiesSpans }: { bytes: Uint8Array; propertiesSpans: Uint32Array },
   index: number,
   added: readonly (readonly [string, unknown])[],
-): string[] {
-  const text = json.slice(propertiesSpans[index * 2], propertiesSpans[index * 2 + 1]);
-  if (added.length === 0) return [text];
+): (string | Uint8Array)[] {
+  const start = propertiesSpans[index * 2]!;
+  const end = propertiesSpans[index * 2 + 1]!;
+  if (added.length === 0) return [bytes.subarray(start, end)];
   const members = added.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',');
-  return text === '{}' ? ['{', members, '}'] : [text.slice(0, -1), ',', members, '}'];
+  // `{}` is the only properties text of two bytes.
+  return end - start === 2 ? ['{', members, '}'] : [bytes.subarray(start, end - 1), ',', members, '}'];
 }

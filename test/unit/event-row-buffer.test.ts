@@ -36,6 +36,6 @@ test('properties given in pieces encode as the text they make', () => {
   const whole = new EventRowBuffer();
   whole.add(eventRowFixture({ properties }));
   const pieces = new EventRowBuffer();
-  pieces.add(eventRowFixture({ properties: ['{"plan":"pro"', ',', '"$group_0":"company-7"', '}'] }));
+  pieces.add(eventRowFixture({ properties: [Buffer.from('{"plan":"pro"'), ',', '"$group_0":"company-7"', '}'] }));
   assert.deepEqual(pieces.encoded(), whole.encoded());
 });

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { loggedPropertiesPieces, serializeLoggedEvents } from '../../src/capture/logged-events-json.js';
+import { loggedEventsBytes } from '../../src/capture/capture-log.js';
+import { loggedPropertiesPieces, serializeLoggedEvents, type SerializedEvents } from '../../src/capture/logged-events-json.js';
 import type { LoggedEvent } from '../../src/capture/normalize-event.js';
 
-/** The text the pieces make, written one after another. */
-function loggedPropertiesText(...args: Parameters<typeof loggedPropertiesPieces>): string {
-  return loggedPropertiesPieces(...args).join('');
+/** The text the pieces make, written one after another, for events as the decoding thread hands them over. */
+function loggedPropertiesText({ json, propertiesSpans }: SerializedEvents, index: number, added: [string, unknown][]): string {
+  const pieces = loggedPropertiesPieces({ bytes: loggedEventsBytes(json), propertiesSpans }, index, added);
+  return Buffer.concat(pieces.map((piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece))).toString('utf8');
 }
 
 const properties = fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 });
@@ -62,6 +64,6 @@ test('an empty object takes its first member without a comma', () => {
   const serialized = serializeLoggedEvents([
     { uuid: '0190aaaa-0000-7000-8000-000000000000', event: 'e', distinctId: 'd', properties: {}, time: 1.5, elementsChain: '', processPerson: false },
   ]);
-  assert.equal(serialized.json.slice(serialized.propertiesSpans[0], serialized.propertiesSpans[1]), '{}');
+  assert.deepEqual([...serialized.propertiesSpans], [serialized.json.indexOf('{}'), serialized.json.indexOf('{}') + 2]);
   assert.equal(loggedPropertiesText(serialized, 0, [['$group_0', 'a"b']]), '{"$group_0":"a\\"b"}');
 });

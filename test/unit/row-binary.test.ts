@@ -137,12 +137,12 @@ test('a value the column cannot hold is refused, not written as something else',
   assert.equal(writer.length, 0);
 });
 
-test('a String written in pieces is the String of the text they make', () => {
+test('a String written in pieces, text or its UTF-8 bytes, is the String of the text they make', () => {
   fc.assert(
-    fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 300 }), { maxLength: 6 }), (pieces) => {
+    fc.property(fc.array(fc.tuple(fc.string({ unit: 'binary', maxLength: 300 }), fc.boolean()), { maxLength: 6 }), (pieces) => {
       assert.equal(
-        bytesOf((writer) => writer.stringOfPieces(pieces)),
-        bytesOf((writer) => writer.string(pieces.join(''))),
+        bytesOf((writer) => writer.stringOfPieces(pieces.map(([text, asBytes]) => (asBytes ? Buffer.from(text, 'utf8') : text)))),
+        bytesOf((writer) => writer.string(pieces.map(([text]) => text).join(''))),
       );
     }),
   );

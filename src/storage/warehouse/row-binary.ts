@@ -77,15 +77,22 @@ export class RowBinaryWriter {
   }
 
   /**
-   * A String made of these pieces one after another, each encoded where it lies. No piece may end
-   * inside a surrogate pair: its halves, encoded apart, would be two replacement characters.
+   * A String made of these pieces one after another: text, encoded where it lies, or UTF-8
+   * bytes, copied. No text piece may end inside a surrogate pair (its halves, encoded apart,
+   * would be two replacement characters), and no bytes piece inside a character.
    */
-  stringOfPieces(pieces: readonly string[]): void {
+  stringOfPieces(pieces: readonly (string | Uint8Array)[]): void {
     let length = 0;
-    for (const piece of pieces) length += Buffer.byteLength(piece, 'utf8');
+    for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : piece.byteLength;
     this.reserve(length + 5);
     this.varint(length);
-    for (const piece of pieces) this.used += this.buffer.write(piece, this.used);
+    for (const piece of pieces) {
+      if (typeof piece === 'string') this.used += this.buffer.write(piece, this.used);
+      else {
+        this.buffer.set(piece, this.used);
+        this.used += piece.byteLength;
+      }
+    }
   }
 
   /** A UUID from its text form: two little-endian 64-bit halves, as ClickHouse stores it. */
