@@ -14,6 +14,8 @@ export interface PersonState extends Omit<PersonRecord, 'id'> {
   propertiesJson: string | null;
   /** A merge moved `createdAt` earlier than the stored value. */
   createdAtChanged: boolean;
+  /** A stored person as the batch loaded it: what the catalog still holds unless it is written. Null for a new person. */
+  loadedAs: CachedPerson | null;
 }
 
 /** A stored person as the batch starts it, built field by field (see `mergeProperties` on why not a spread). */
@@ -31,6 +33,7 @@ function personState(stored: CachedPerson, properties: Record<string, unknown>):
     // What the catalog holds is JSON.stringify's text, which a parse and a stringify give back unchanged.
     propertiesJson: stored.propertiesJson,
     createdAtChanged: false,
+    loadedAs: stored,
   };
 }
 
@@ -75,8 +78,6 @@ export class PersonBatch {
   private readonly takenUuids = new Set<string>();
   /** The usual UUID of a new person for each distinct id found without one. */
   private readonly newPersonUuids = new Map<string, string>();
-  /** Each stored person's state as the batch loaded it: what the catalog still holds unless it is written. */
-  private readonly loadedAs = new Map<PersonState, CachedPerson>();
   /** The distinct ids the cache answered: it holds them already, unless their person is written. */
   private readonly answeredByCache = new Set<string>();
   /** Stored persons' distinct ids as the catalog holds them, read ahead for the persons a merge may take. */
@@ -148,7 +149,6 @@ export class PersonBatch {
     if (!state) {
       state = personState(stored, properties());
       this.byId.set(stored.id, state);
-      this.loadedAs.set(state, stored);
     }
     return state;
   }
@@ -175,6 +175,7 @@ export class PersonBatch {
       dirty: true,
       propertiesJson: null,
       createdAtChanged: false,
+      loadedAs: null,
     };
     for (const distinctId of distinctIds) this.link(distinctId, state);
     this.touched.add(state);
@@ -261,7 +262,7 @@ export class PersonBatch {
       if (!written && this.answeredByCache.has(distinctId)) continue;
       let stored = committed.get(state);
       if (!stored) {
-        stored = written ? cachedPerson(state, state.propertiesJson!) : this.loadedAs.get(state)!;
+        stored = written ? cachedPerson(state, state.propertiesJson!) : state.loadedAs!;
         committed.set(state, stored);
       }
       persons.push([distinctId, stored]);
