@@ -15,7 +15,7 @@ export interface CaptureLogEntry {
   receivedAt: number;
   eventCount: number;
   events: Uint8Array;
-  /** Where each event's properties lie in `events`, in bytes (see `SerializedEvents`); not logged. */
+  /** Where each event's properties lie in `events`, in bytes, when the decoding thread gave them (see `SerializedEvents`); not logged. */
   propertiesSpans?: Uint32Array;
 }
 

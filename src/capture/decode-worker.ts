@@ -16,8 +16,9 @@ parentPort!.on('message', (task: DecodeTask) => {
     const accepted = acceptCaptureRequest(request);
     const serialized = serializeLoggedEvents(accepted.events);
     const events = loggedEventsBytes(serialized.json);
-    reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, events, propertiesSpans: serialized.propertiesSpans };
-    transfer = [events.buffer, serialized.propertiesSpans.buffer];
+    const spans = serialized.propertiesSpans;
+    reply = { id: task.id, token: accepted.token, eventCount: accepted.events.length, events, propertiesSpans: spans };
+    transfer = spans ? [events.buffer, spans.buffer] : [events.buffer];
   } catch (error) {
     reply =
       error instanceof ApiError

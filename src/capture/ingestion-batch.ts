@@ -96,8 +96,10 @@ export class IngestionBatch {
       const chunk: ParsedEntry[] = [];
       for (let size = 0; next < entries.length && size < EVENTS_PER_CHUNK; ) {
         const entry = entries[next++]!;
-        // Capture replaces lone surrogates before logging; a log written by an older build may hold some.
-        const events = (parseWellFormedJson(loggedEventsText(entry.events)) as LoggedEvent[]).map(withPersonUpdate);
+        // Capture replaces lone surrogates and U+0000 before logging, and the decoding thread tells
+        // so by the spans (see `SerializedEvents`); a log written by an older build may hold some.
+        const text = loggedEventsText(entry.events);
+        const events = ((entry.propertiesSpans ? JSON.parse(text) : parseWellFormedJson(text)) as LoggedEvent[]).map(withPersonUpdate);
         for (const event of events) this.takeWarnings(entry.teamId, entry, event);
         chunk.push({ entry, events });
         size += events.length;

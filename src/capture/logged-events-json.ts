@@ -1,3 +1,4 @@
+import { parsesStorable } from '../util/well-formed-json.js';
 import type { LoggedEvent } from './normalize-event.js';
 
 /** A request's events as the capture log keeps them, and where each event's properties lie in it. */
@@ -7,9 +8,12 @@ export interface SerializedEvents {
   /**
    * Per event, the start and end of its properties' JSON text in the UTF-8 bytes of `json`:
    * exactly `JSON.stringify(event.properties)`, so the event row can copy those bytes instead of
-   * serialising and encoding the properties again after they are parsed back.
+   * serialising and encoding the properties again after they are parsed back. Absent when `json`
+   * holds a lone surrogate or a U+0000 (`parsesStorable`): parsed back, those are replaced, and
+   * the bytes would no longer be the parsed properties'. Capture replaces both before events are
+   * serialised, so the spans also tell the consumer that `json` needs no such replacing.
    */
-  propertiesSpans: Uint32Array<ArrayBuffer>;
+  propertiesSpans?: Uint32Array<ArrayBuffer>;
 }
 
 /** Serialises events for the capture log, each event's properties last so their place is known. */
@@ -33,7 +37,8 @@ export function serializeLoggedEvents(events: readonly LoggedEvent[]): Serialize
     json += `${head}${properties}}`;
     bytes += 1;
   }
-  return { json: `${json}]`, propertiesSpans: spans };
+  json += ']';
+  return { json, propertiesSpans: parsesStorable(json) ? spans : undefined };
 }
 
 /**

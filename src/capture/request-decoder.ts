@@ -8,7 +8,7 @@ export interface DecodeTask {
 }
 
 export type DecodeReply =
-  | { id: number; token: string; eventCount: number; events: Uint8Array; propertiesSpans: Uint32Array }
+  | { id: number; token: string; eventCount: number; events: Uint8Array; propertiesSpans?: Uint32Array }
   | { id: number; apiError: { status: number; type: ErrorType; code: string; detail: string; attr: string | null } }
   | { id: number; failure: string };
 
@@ -17,7 +17,8 @@ export interface DecodedRequest {
   token: string;
   eventCount: number;
   events: Uint8Array;
-  propertiesSpans: Uint32Array;
+  /** See `SerializedEvents`. */
+  propertiesSpans?: Uint32Array;
 }
 
 interface Pending {

@@ -21,7 +21,12 @@ const NUL_ESCAPE = '\\u0000';
  */
 export function parseWellFormedJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  return SURROGATE_ESCAPE.test(text) || text.includes(NUL_ESCAPE) || !text.isWellFormed() ? storable(value) : value;
+  return parsesStorable(text) ? value : storable(value);
+}
+
+/** Whether `JSON.parse` alone parses `text` as `parseWellFormedJson` would: no escaped surrogate or U+0000, no lone surrogate. */
+export function parsesStorable(text: string): boolean {
+  return !SURROGATE_ESCAPE.test(text) && !text.includes(NUL_ESCAPE) && text.isWellFormed();
 }
 
 function storable(value: unknown): unknown {

@@ -40,8 +40,9 @@ async function threaded(decoder: RequestDecoder, raw: CaptureRequest) {
     const events = JSON.parse(json) as { uuid?: string; properties: unknown }[];
     assert.equal(decoded.eventCount, events.length);
     for (const [index, event] of events.entries()) {
+      assert.ok(decoded.propertiesSpans, 'the spans come back from the thread');
       const [start, end] = decoded.propertiesSpans.subarray(index * 2, index * 2 + 2);
-      assert.equal(json.slice(start, end), JSON.stringify(event.properties), 'the spans come back from the thread');
+      assert.equal(Buffer.from(decoded.events).subarray(start, end).toString('utf8'), JSON.stringify(event.properties), 'each span is its properties');
     }
     return { token: decoded.token, events };
   } catch (error) {
