@@ -4,7 +4,7 @@ import { openStores } from '../src/stores.js';
 import { createPostgresDatabase } from '../test/support/catalogs.js';
 import { spawnChdbHttpServer } from '../test/support/clickhouse-http/spawned-server.js';
 import { TallyServer, tempDataDir } from '../test/support/tally.js';
-import { cpuOf, memoryOf, statCpuSeconds } from './memory.js';
+import { cpuOf, memoryOf, sameNamedThreadsCpuSeconds, statCpuSeconds } from './memory.js';
 
 /** The fixed credentials of a shared deployment: every process serves the same project. */
 const PROJECT_TOKEN = 'phc_benchSharedStoresToken000000000';
@@ -34,7 +34,13 @@ export async function embeddedTarget(): Promise<CaptureTarget> {
     description: 'one process, embedded stores',
     cpu: () => {
       const { processSeconds, mainThreadSeconds } = cpuOf(server.pid!);
-      return { tally: processSeconds, 'tally main thread': mainThreadSeconds };
+      const nodeThreadsSeconds = sameNamedThreadsCpuSeconds(server.pid!);
+      return {
+        tally: processSeconds,
+        'tally main thread': mainThreadSeconds,
+        "tally's other Node threads (request decoding, file I/O, V8)": nodeThreadsSeconds,
+        "tally's other threads (chDB's)": processSeconds - mainThreadSeconds - nodeThreadsSeconds,
+      };
     },
     peakMb: () => memoryOf(server.pid!).peakMb,
     async stopAndCount() {

@@ -23,5 +23,24 @@ export function cpuOf(pid: number): { processSeconds: number; mainThreadSeconds:
   return { processSeconds: statCpuSeconds(`/proc/${pid}/stat`), mainThreadSeconds: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
 }
 
+/**
+ * CPU seconds (user + system) of a process's threads other than its main one that carry the
+ * process's own name, as Node's do (its worker threads, libuv's pool, V8's platform threads),
+ * while threads a native library names (chDB's) do not. Threads that ended are not counted.
+ */
+export function sameNamedThreadsCpuSeconds(pid: number): number {
+  const name = fs.readFileSync(`/proc/${pid}/comm`, 'utf8');
+  let seconds = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    if (tid === String(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8') === name) seconds += statCpuSeconds(`/proc/${pid}/task/${tid}/stat`);
+    } catch {
+      // The thread ended between the listing and the reading.
+    }
+  }
+  return seconds;
+}
+
 /** Linux's USER_HZ, 100 on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
