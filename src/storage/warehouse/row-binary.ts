@@ -88,10 +88,7 @@ export class RowBinaryWriter {
     this.varint(length);
     for (const piece of pieces) {
       if (typeof piece === 'string') this.used += this.buffer.write(piece, this.used);
-      else {
-        this.buffer.set(piece, this.used);
-        this.used += piece.byteLength;
-      }
+      else this.raw(piece);
     }
   }
 
