@@ -56,7 +56,9 @@ const uuid = '0190a3f2-0000-7000-8000-000000000001';
 test('the decoding thread accepts and refuses exactly as the request alone decides, in order', async () => {
   const decoder = new RequestDecoder();
   try {
-    const batch = { api_key: 'phc_x', batch: [{ event: '$pageview', distinct_id: 'd', uuid, properties: { $browser: 'Firefox' } }] };
+    // Characters of two, three and four UTF-8 bytes, and one capture replaces: spans count bytes of the replaced text.
+    const properties = { $browser: 'Firefox', city: 'Zürich – 東京 😀', note: 'a\u0000b' };
+    const batch = { api_key: 'phc_x', batch: [{ event: '$pageview', distinct_id: 'd', uuid, properties }] };
     const requests = [
       request(zlib.gzipSync(JSON.stringify(batch)), { contentEncoding: 'gzip' }),
       request('not json'),
