@@ -49,17 +49,35 @@ export const EVENT_ROW_COLUMNS: readonly WarehouseColumn[] = [
 ];
 
 /**
- * Event rows encoded in RowBinary into one buffer as they are made, with each row's dedup key
- * (project, uuid). A batch's rows wait for the warehouse insert while the next batch is
- * processed: kept as objects or strings they would be copied by every young-generation
+ * A batch's rows are written into pieces of about this size. A full piece is kept as it is and
+ * the next rows go to a new one, so rows are never copied to make room (a buffer that doubled
+ * copied every row written before, and held both copies while it did).
+ */
+const PIECE_BYTES = 4 * 1024 * 1024;
+
+/** What a piece allocates beyond `PIECE_BYTES`: the row that fills a piece ends in it. */
+const PIECE_HEADROOM = 256 * 1024;
+
+/**
+ * Event rows encoded in RowBinary as they are made, in pieces of a few megabytes, with each
+ * row's dedup key (project, uuid). A batch's rows wait for the warehouse insert while the next
+ * batch is processed: kept as objects or strings they would be copied by every young-generation
  * collection on the way; here each row is encoded once, off the heap.
  */
 export class EventRowBuffer {
-  private readonly writer = new RowBinaryWriter();
+  /** The pieces filled, each ending with a whole row. */
+  private readonly pieces: Buffer[] = [];
+  private piecesBytes = 0;
+  private writer: RowBinaryWriter;
   private readonly teamIds: number[] = [];
   private readonly uuids: string[] = [];
-  /** Where each row ends in the buffer. */
+  /** Where each row ends, counting the bytes of every piece before its own. */
   private readonly ends: number[] = [];
+
+  /** `pieceBytes`: how much a piece holds before the next row starts another. */
+  constructor(private readonly pieceBytes = PIECE_BYTES) {
+    this.writer = this.newPiece();
+  }
 
   get count(): number {
     return this.ends.length;
@@ -67,7 +85,7 @@ export class EventRowBuffer {
 
   /** Bytes the encoded rows take. */
   get byteLength(): number {
-    return this.writer.length;
+    return this.piecesBytes + this.writer.length;
   }
 
   add(row: EventRow): void {
@@ -93,7 +111,12 @@ export class EventRowBuffer {
     writer.string(row.$session_id);
     this.teamIds.push(row.team_id);
     this.uuids.push(row.uuid);
-    this.ends.push(writer.length);
+    this.ends.push(this.piecesBytes + writer.length);
+    if (writer.length >= this.pieceBytes) {
+      this.pieces.push(writer.bytes());
+      this.piecesBytes += writer.length;
+      this.writer = this.newPiece();
+    }
   }
 
   teamIdOf(row: number): number {
@@ -104,13 +127,35 @@ export class EventRowBuffer {
     return this.uuids[row]!;
   }
 
-  /** The encoded rows, leaving out those whose index is in `skipped`. */
-  encoded(skipped: ReadonlySet<number> = new Set()): Buffer {
-    if (skipped.size === 0) return this.writer.bytes();
+  /**
+   * The encoded rows, leaving out those whose index is in `skipped`: views of the pieces (each run
+   * of kept rows in a piece one view), to be written one after another; valid until the next `add`.
+   */
+  encoded(skipped: ReadonlySet<number> = new Set()): Buffer[] {
+    const pieces = this.writer.length > 0 ? [...this.pieces, this.writer.bytes()] : [...this.pieces];
+    if (skipped.size === 0) return pieces;
     const kept: Buffer[] = [];
-    for (let row = 0; row < this.ends.length; row++) {
-      if (!skipped.has(row)) kept.push(this.writer.bytes(row === 0 ? 0 : this.ends[row - 1]!, this.ends[row]!));
+    let row = 0;
+    let pieceStart = 0;
+    for (const piece of pieces) {
+      const pieceEnd = pieceStart + piece.length;
+      let runStart: number | null = null;
+      for (; row < this.ends.length && this.ends[row]! <= pieceEnd; row++) {
+        const start = row === 0 ? 0 : this.ends[row - 1]!;
+        if (skipped.has(row)) {
+          if (runStart !== null) kept.push(piece.subarray(runStart - pieceStart, start - pieceStart));
+          runStart = null;
+        } else {
+          runStart ??= start;
+        }
+      }
+      if (runStart !== null) kept.push(piece.subarray(runStart - pieceStart, pieceEnd - pieceStart));
+      pieceStart = pieceEnd;
     }
-    return Buffer.concat(kept);
+    return kept;
+  }
+
+  private newPiece(): RowBinaryWriter {
+    return new RowBinaryWriter(this.pieceBytes + PIECE_HEADROOM);
   }
 }

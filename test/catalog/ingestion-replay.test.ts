@@ -102,7 +102,7 @@ for (const backend of CATALOG_BACKENDS) {
 
       const again = await apply(entries());
       assert.deepEqual(await catalogState(), state);
-      const personIds = (batch: IngestionBatch) => decodeEventRows(batch.rows.encoded()).map((row) => row.person_id);
+      const personIds = (batch: IngestionBatch) => decodeEventRows(Buffer.concat(batch.rows.encoded())).map((row) => row.person_id);
       const firstIds = personIds(first);
       assert.deepEqual(
         personIds(again),

@@ -76,7 +76,7 @@ for (const backend of CATALOG_BACKENDS) {
         await batch.process([entry]);
         await catalog.db.transaction().execute((trx) => batch.write(trx));
         batch.rememberCommitted();
-        rows.push(decodeEventRows(batch.rows.encoded()));
+        rows.push(decodeEventRows(Buffer.concat(batch.rows.encoded())));
       }
       const stored = await catalog.db.selectFrom('persons').selectAll().orderBy('id').execute();
       const links = await catalog.db.selectFrom('person_distinct_ids').select(['distinct_id', 'person_id']).orderBy('id').execute();

@@ -42,12 +42,13 @@ test('inserts to a ClickHouse server send the JSONEachRow lines and RowBinary ro
         { name: 'uuid', type: 'UUID' },
         { name: '$group_0', type: 'String' },
       ],
-      rows,
+      [rows.subarray(0, 2), Buffer.alloc(0), rows.subarray(2)],
     );
-    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], Buffer.alloc(0));
-    await assert.rejects(warehouse.insertRowBinary('events', [{ name: 'a` String', type: 'UUID' }], rows), /not a warehouse identifier/);
+    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], [Buffer.alloc(0)]);
+    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], []);
+    await assert.rejects(warehouse.insertRowBinary('events', [{ name: 'a` String', type: 'UUID' }], [rows]), /not a warehouse identifier/);
 
-    assert.equal(received.length, 3, 'an empty insert and a bad name send nothing');
+    assert.equal(received.length, 3, 'empty inserts and a bad name send nothing');
     for (const [index, table] of ['events', 'persons'].entries()) {
       const { method, params, body } = received[index]!;
       assert.equal(method, 'POST');
@@ -128,7 +129,7 @@ test('a node of a cluster sends every insert in the foreground, so the shards ho
   const url = `http://127.0.0.1:${port}`;
   const inserts = async (warehouse: ClickhouseWarehouse) => {
     await warehouse.insertJsonEachRow('events', '{"uuid":"0190a3f2-0000-7000-8000-000000000001"}');
-    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], Buffer.alloc(16));
+    await warehouse.insertRowBinary('events', [{ name: 'uuid', type: 'UUID' }], [Buffer.alloc(16)]);
     await warehouse.insert('tally_migrations', [{ version: 1 }]);
     await warehouse.command('INSERT INTO event_uuids SELECT team_id, uuid FROM events');
   };

@@ -60,7 +60,7 @@ class FaultyWarehouse implements Warehouse {
     return this.stored.storedKeys(table, columns, keys);
   }
 
-  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: readonly Uint8Array[]): Promise<void> {
     if (table === 'events' && this.hang) return new Promise<void>(() => undefined);
     if (table === 'events' && this.failNext > 0) {
       this.failNext -= 1;
@@ -68,7 +68,7 @@ class FaultyWarehouse implements Warehouse {
       await new Promise((resolve) => setTimeout(resolve, this.failAfterMs));
       throw this.error();
     }
-    if (table === 'events' && this.refusedUuid !== null && Buffer.from(rows).includes(encodedUuid(this.refusedUuid))) {
+    if (table === 'events' && this.refusedUuid !== null && Buffer.concat(rows).includes(encodedUuid(this.refusedUuid))) {
       this.refusals += 1;
       throw new Error('Code: 117. DB::Exception: injected: the warehouse cannot take this row. (INCORRECT_DATA)');
     }
@@ -550,7 +550,7 @@ test('a person is never given more than 512 KB of properties, and a batch stops 
 class CountedInserts extends FaultyWarehouse {
   eventInserts = 0;
 
-  override insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+  override insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: readonly Uint8Array[]): Promise<void> {
     if (table === 'events') this.eventInserts += 1;
     return super.insertRowBinary(table, columns, rows);
   }

@@ -38,7 +38,9 @@ test('chDB reads back exactly what the RowBinary writer wrote: any text, UUID an
           writer.int64(value.number);
           writer.int64(value.micros);
         });
-        await warehouse.insertRowBinary('values_written', COLUMNS, writer.bytes());
+        // In two pieces, as a batch's rows come: the insert takes them one after the other.
+        const bytes = writer.bytes();
+        await warehouse.insertRowBinary('values_written', COLUMNS, [bytes.subarray(0, bytes.length >> 1), bytes.subarray(bytes.length >> 1)]);
         const stored = await warehouse.query<{ text: string; uuid: string; number: string; micros: string; unset: string }>(
           'SELECT text, toString(uuid) AS uuid, toString(number) AS number, toString(toUnixTimestamp64Micro(at)) AS micros, unset FROM values_written ORDER BY id',
         );

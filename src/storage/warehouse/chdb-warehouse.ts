@@ -108,8 +108,8 @@ export class ChdbWarehouse implements Warehouse {
    * chDB's insert takes text formats only, so the rows go through a file that the insert reads
    * with `file()`; the file only carries them across and is never synced.
    */
-  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
-    if (rows.length === 0) return;
+  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: readonly Uint8Array[]): Promise<void> {
+    if (rows.every((piece) => piece.length === 0)) return;
     await this.withStaged(rows, (file) =>
       this.command(`INSERT INTO ${quotedIdentifier(table)} (${columnList(columns)}) SELECT * FROM file({file:String}, 'RowBinary', {structure:String})`, {
         file,
@@ -128,7 +128,7 @@ export class ChdbWarehouse implements Warehouse {
     for (const key of keys) {
       for (const [index, column] of columns.entries()) writeValue(writer, column, key[index]);
     }
-    const found = await this.withStaged(writer.bytes(), (file) =>
+    const found = await this.withStaged([writer.bytes()], (file) =>
       this.query<Record<string, string>>(
         storedKeysSelect(table, columns, `(${columnList(columns)}) IN (SELECT * FROM file({file:String}, 'RowBinary', {structure:String}))`),
         { file, structure: structureOf(columns) },
@@ -137,10 +137,10 @@ export class ChdbWarehouse implements Warehouse {
     return keysOfRows(found, columns);
   }
 
-  /** Runs `use` with `rows` in a file of their own, removed afterwards. */
-  private async withStaged<T>(rows: Uint8Array, use: (file: string) => Promise<T>): Promise<T> {
+  /** Runs `use` with `rows` (pieces that follow one another) in a file of their own, removed afterwards. */
+  private async withStaged<T>(rows: readonly Uint8Array[], use: (file: string) => Promise<T>): Promise<T> {
     const file = path.join(this.staging, `${++this.staged}.rowbinary`);
-    await fs.promises.writeFile(file, rows);
+    await writeFilePieces(file, rows);
     try {
       return await use(file);
     } finally {
@@ -150,5 +150,17 @@ export class ChdbWarehouse implements Warehouse {
 
   async close(): Promise<void> {
     this.session.close();
+  }
+}
+
+/** Writes the pieces into a new file, one after another. */
+async function writeFilePieces(file: string, pieces: readonly Uint8Array[]): Promise<void> {
+  const handle = await fs.promises.open(file, 'w');
+  try {
+    const { bytesWritten } = await handle.writev(pieces);
+    const expected = pieces.reduce((total, piece) => total + piece.length, 0);
+    if (bytesWritten !== expected) throw new Error(`staging rows for chDB wrote ${bytesWritten} of ${expected} bytes`);
+  } finally {
+    await handle.close();
   }
 }

@@ -81,14 +81,14 @@ export class ClickhouseWarehouse implements Warehouse {
     if (lines.length === 0) return;
     // Servers before identifier parameters in INSERT refuse `{table:Identifier}`, so Tally's own
     // table name is checked and quoted instead.
-    await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} FORMAT JSONEachRow`, typeof lines === 'string' ? Buffer.from(lines) : lines, {
+    await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} FORMAT JSONEachRow`, [typeof lines === 'string' ? Buffer.from(lines) : lines], {
       // An object given for a String column is stored as its text (chDB's default; older servers' too).
       input_format_json_read_objects_as_strings: 1,
     });
   }
 
-  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
-    if (rows.length === 0) return;
+  async insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: readonly Uint8Array[]): Promise<void> {
+    if (rows.every((piece) => piece.length === 0)) return;
     await this.sendInsert(`INSERT INTO ${quotedIdentifier(table)} (${columnList(columns)}) FORMAT RowBinary`, rows, {});
   }
 
@@ -108,11 +108,11 @@ export class ClickhouseWarehouse implements Warehouse {
     return found;
   }
 
-  /** Sends `body` as the data of the INSERT, byte for byte. */
-  private async sendInsert(query: string, body: Uint8Array, settings: ClickHouseSettings): Promise<void> {
+  /** Sends the pieces of `body`, one after another, as the data of the INSERT, byte for byte. */
+  private async sendInsert(query: string, body: readonly Uint8Array[], settings: ClickHouseSettings): Promise<void> {
     const result = await this.client.exec({
       query,
-      values: Readable.from([body], { objectMode: false }),
+      values: Readable.from(body, { objectMode: false }),
       clickhouse_settings: settings,
     });
     // The answer to an insert is empty; reading it to the end frees the connection.

@@ -47,7 +47,7 @@ export class ConsistentWarehouse implements Warehouse {
     return this.stored.insertJsonEachRow(table, lines);
   }
 
-  insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void> {
+  insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: readonly Uint8Array[]): Promise<void> {
     return this.stored.insertRowBinary(table, columns, rows);
   }
 

@@ -187,7 +187,7 @@ export class OutboxRelay {
         }
         for (const [target, targetRows] of encoded) {
           const columns = REPLICA_COLUMNS[target];
-          await this.warehouse.insertRowBinary(target, [...columns, VERSION_COLUMN], withVersions(targetRows, columns));
+          await this.warehouse.insertRowBinary(target, [...columns, VERSION_COLUMN], [withVersions(targetRows, columns)]);
         }
         this.progress.markCarried(Number(rows[rows.length - 1]!.id));
         applied += rows.length;

@@ -42,8 +42,11 @@ export interface Warehouse {
   insert(table: string, rows: readonly object[]): Promise<void>;
   /** Inserts rows already serialised as JSONEachRow (one JSON object per line), as text or UTF-8 bytes. */
   insertJsonEachRow(table: string, lines: string | Uint8Array): Promise<void>;
-  /** Inserts rows encoded in RowBinary, each holding `columns` in order; resolves once they are durable. */
-  insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: Uint8Array): Promise<void>;
+  /**
+   * Inserts rows encoded in RowBinary, each holding `columns` in order, given in pieces whose bytes
+   * follow one another; resolves once they are durable.
+   */
+  insertRowBinary(table: string, columns: readonly WarehouseColumn[], rows: readonly Uint8Array[]): Promise<void>;
   /**
    * The keys, among `keys` (each the values of `columns`, in order), that rows of `table` hold,
    * each as its values' text (a UUID in lower case, a number in decimal). May answer more keys
