@@ -1,4 +1,4 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576 node --max-semi-space-size=32 --v8-pool-size=1
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576 node --max-semi-space-size=16 --v8-pool-size=1
 // The README says why the binary runs Node with this environment and these flags.
 import fs from 'node:fs';
 import http from 'node:http';

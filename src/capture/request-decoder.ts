@@ -60,7 +60,7 @@ export class RequestDecoder {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    // Its objects live for one request: a small young generation serves it (the process's flag would give it 128 MB).
+    // Its objects live for one request: a small young generation serves it (the process's flag would give it a larger one).
     const worker = new Worker(new URL('./decode-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 32 } });
     worker.on('message', (reply: DecodeReply) => this.settle(reply));
     worker.on('error', (error) => this.abandon(worker, error));
