@@ -140,7 +140,7 @@ export class ChdbWarehouse implements Warehouse {
   /** Runs `use` with `rows` (pieces that follow one another) in a file of their own, removed afterwards. */
   private async withStaged<T>(rows: readonly Uint8Array[], use: (file: string) => Promise<T>): Promise<T> {
     const file = path.join(this.staging, `${++this.staged}.rowbinary`);
-    await writeFilePieces(file, rows);
+    await fs.promises.writeFile(file, rows);
     try {
       return await use(file);
     } finally {
@@ -150,17 +150,5 @@ export class ChdbWarehouse implements Warehouse {
 
   async close(): Promise<void> {
     this.session.close();
-  }
-}
-
-/** Writes the pieces into a new file, one after another. */
-async function writeFilePieces(file: string, pieces: readonly Uint8Array[]): Promise<void> {
-  const handle = await fs.promises.open(file, 'w');
-  try {
-    const { bytesWritten } = await handle.writev(pieces);
-    const expected = pieces.reduce((total, piece) => total + piece.length, 0);
-    if (bytesWritten !== expected) throw new Error(`staging rows for chDB wrote ${bytesWritten} of ${expected} bytes`);
-  } finally {
-    await handle.close();
   }
 }
